@@ -1,0 +1,134 @@
+// cordon's benchmark: the workloads of ../shared/bench/workloads.json that the
+// current feature set can run (W1 cold start, W2 warm run, W3 fresh sandbox,
+// W5 compute, W8 containment). Prints medians (and p99 for W2); every run's
+// output is checked before it counts.
+//
+//   npm run bench            all workloads
+//   npm run bench -- W2 W3   only those
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Sandbox, CordonError } from "cordon";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const workloadsPath = path.resolve(root, "../shared/bench/workloads.json");
+let workloads;
+try {
+  workloads = JSON.parse(readFileSync(workloadsPath, "utf8"));
+} catch (err) {
+  console.error(`bench: cannot read ${workloadsPath} (${err.message}); shared/ must sit beside the project`);
+  process.exit(1);
+}
+const only = process.argv.slice(2).filter((a) => /^W\d$/.test(a));
+const wanted = (w) => only.length === 0 || only.includes(w);
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} µs` : `${ms.toFixed(2)} ms`);
+const rows = [];
+const row = (id, what, value, extra = "") => {
+  rows.push([id, what, value, extra]);
+  console.log(`${id.padEnd(4)} ${what.padEnd(46)} ${value.padStart(12)}  ${extra}`);
+};
+function check(stdout, expect, what) {
+  if (!stdout.includes(expect)) throw new Error(`${what}: output ${JSON.stringify(stdout.slice(0, 200))} lacks ${JSON.stringify(expect)}`);
+}
+
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ` +
+    `${os.platform()} ${os.release()}, node ${process.version}`,
+);
+const hi = workloads.snippets.hi;
+
+if (wanted("W1")) {
+  const w = workloads.W1;
+  const script = `const { Sandbox } = require(${JSON.stringify(root)});
+    (async () => { const sb = await Sandbox.create(); const r = await sb.run(${JSON.stringify(hi.javascript)});
+    process.stdout.write(r.stdout); await sb.close(); })().catch((e) => { console.error(e); process.exit(1); });`;
+  const time = (argv, expect) => {
+    const t = performance.now();
+    const p = spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
+    const ms = performance.now() - t;
+    if (p.status !== 0) throw new Error(`${argv.join(" ")} failed: ${p.stderr}`);
+    if (expect) check(p.stdout, expect, "W1");
+    return ms;
+  };
+  const measure = (argv, expect) => {
+    for (let i = 0; i < w.warmup; i++) time(argv, expect);
+    return median(Array.from({ length: w.runs * 3 }, () => time(argv, expect)));
+  };
+  const cordon = measure([process.execPath, "-e", script], hi.expect);
+  const bare = measure([process.execPath, "-e", "0"]);
+  row("W1", "cold start: node → create → hi → exit", fmt(cordon), `node -e 0: ${fmt(bare)}, +${fmt(cordon - bare)}`);
+}
+
+if (wanted("W2")) {
+  const w = workloads.W2;
+  const sb = await Sandbox.create();
+  const times = [];
+  for (let i = 0; i < w.warmup + w.runs * 5; i++) {
+    const t = performance.now();
+    const r = await sb.run(hi.javascript);
+    const ms = performance.now() - t;
+    check(r.stdout, hi.expect, "W2");
+    if (i >= w.warmup) times.push(ms);
+  }
+  await sb.close();
+  row("W2", "warm run of console.log(\"hi\") on one sandbox", fmt(median(times)), `p99 ${fmt(quantile(times, 0.99))}`);
+}
+
+if (wanted("W3")) {
+  const w = workloads.W3;
+  const times = [];
+  for (let i = 0; i < w.warmup + w.iterations * 3; i++) {
+    const t = performance.now();
+    const sb = await Sandbox.create();
+    const r = await sb.run(hi.javascript);
+    await sb.close();
+    const ms = performance.now() - t;
+    check(r.stdout, hi.expect, "W3");
+    if (i >= w.warmup) times.push(ms);
+  }
+  row("W3", "fresh sandbox: create + hi + close", fmt(median(times)), `p99 ${fmt(quantile(times, 0.99))}`);
+}
+
+if (wanted("W5")) {
+  const w = workloads.W5;
+  const sb = await Sandbox.create({ limits: { timeoutMs: 120_000, cpuMs: 120_000, memoryBytes: 256 * 2 ** 20 } });
+  for (const [name, c] of Object.entries(w.cases)) {
+    const times = [];
+    for (let i = 0; i < w.warmup + w.reps; i++) {
+      const t = performance.now();
+      const r = await sb.run(c.javascript);
+      const ms = performance.now() - t;
+      check(r.stdout, c.expect, `W5 ${name}`);
+      if (i >= w.warmup) times.push(ms);
+    }
+    row("W5", `compute: ${name}`, fmt(median(times)));
+  }
+  await sb.close();
+}
+
+if (wanted("W8")) {
+  const w = workloads.W8;
+  const sb = await Sandbox.create({ limits: { timeoutMs: w.limitMs } });
+  const times = [];
+  for (let i = 0; i < w.reps * 3; i++) {
+    const t = performance.now();
+    const err = await sb.run(w.code.javascript).then(() => null, (e) => e);
+    times.push(performance.now() - t);
+    if (!(err instanceof CordonError) || err.code !== "TIMEOUT") throw new Error(`W8: expected TIMEOUT, got ${err}`);
+    check((await sb.run(hi.javascript)).stdout, hi.expect, "W8 after");
+  }
+  await sb.close();
+  row("W8", `endless loop under a ${w.limitMs} ms limit`, fmt(median(times)), `max ${fmt(Math.max(...times))}`);
+}

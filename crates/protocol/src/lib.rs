@@ -1,0 +1,119 @@
+//! The one contract between the cordon host (`crates/runtime`) and the guest
+//! (`guest/`, wasm32-wasip1).
+//!
+//! Everything that crosses the boundary is defined here: the names of the
+//! guest's exports and the host's imports ([`abi`]), the message types, and
+//! the codec ([`encode`] / [`decode`]). The host and the guest both depend on
+//! this crate, so there is no second copy of the schema to drift.
+//!
+//! ```
+//! use cordon_protocol::{decode, encode, Language, RunRequest};
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024 };
+//! let bytes = encode(&req).unwrap();
+//! let back: RunRequest = decode(&bytes).unwrap();
+//! assert_eq!(back, req);
+//! ```
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+/// Version of this contract. The host refuses a guest that reports another.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Names of the functions and memory the two sides share.
+pub mod abi {
+    /// The module namespace of every cordon host import.
+    pub const IMPORT_MODULE: &str = "cordon";
+    /// Host import `output(stream: i32, ptr: i32, len: i32) -> i64`: append
+    /// UTF-8 text to a stream; returns the bytes the stream may still take,
+    /// or -1 once the host has dropped text from it.
+    pub const IMPORT_OUTPUT: &str = "output";
+
+    /// Guest export `cordon_protocol_version() -> i32`.
+    pub const EXPORT_VERSION: &str = "cordon_protocol_version";
+    /// Guest export `cordon_alloc(len: i32) -> i32`: a buffer the host fills
+    /// with one encoded request; ownership passes to the next `cordon_run`.
+    pub const EXPORT_ALLOC: &str = "cordon_alloc";
+    /// Guest export `cordon_run(ptr: i32, len: i32) -> i64`: run one encoded
+    /// [`RunRequest`](crate::RunRequest); returns `ptr << 32 | len` of the
+    /// encoded [`RunOutcome`](crate::RunOutcome), valid until the next call.
+    pub const EXPORT_RUN: &str = "cordon_run";
+    /// The guest's linear memory.
+    pub const EXPORT_MEMORY: &str = "memory";
+
+    /// Stream id of standard output in `output`.
+    pub const STREAM_STDOUT: i32 = 1;
+    /// Stream id of standard error in `output`.
+    pub const STREAM_STDERR: i32 = 2;
+}
+
+/// The language a run is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    Javascript,
+}
+
+impl Language {
+    /// Parses the public name of a language (`"javascript"`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "javascript" => Some(Self::Javascript),
+            _ => None,
+        }
+    }
+}
+
+/// Host → guest: run one script.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunRequest {
+    pub language: Language,
+    pub code: String,
+    /// Bytes each output stream may hold in this run; the guest uses it to
+    /// avoid formatting text the host would drop anyway.
+    pub output_limit: u64,
+}
+
+/// Guest → host: how a script ended (when the guest itself did not trap).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunOutcome {
+    /// 0 on success, 1 when the script threw.
+    pub exit_code: i32,
+    /// The top-level `return` value: strings as they are, anything else as JSON.
+    pub value: Option<String>,
+    /// The uncaught exception, if any.
+    pub error: Option<ScriptError>,
+}
+
+/// An exception the script did not catch, as plain data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptError {
+    pub name: String,
+    pub message: String,
+    /// Guest stack frames (`at f (main.js:3:5)`), never a host path.
+    pub stack: String,
+}
+
+/// A message that failed to encode or decode.
+#[derive(Debug)]
+pub struct CodecError(serde_json::Error);
+
+impl std::fmt::Display for CodecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "malformed protocol message: {}", self.0)
+    }
+}
+
+impl std::error::Error for CodecError {}
+
+/// Encodes a message. The codec is JSON; this is the only place that knows.
+pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, CodecError> {
+    serde_json::to_vec(msg).map_err(CodecError)
+}
+
+/// Decodes a message encoded by [`encode`].
+pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
+    serde_json::from_slice(bytes).map_err(CodecError)
+}

@@ -1,0 +1,45 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! Golden encodings: a change here is a change of the host<->guest contract
+//! and needs a PROTOCOL_VERSION bump.
+
+use cordon_protocol::{decode, encode, Language, RunOutcome, RunRequest, ScriptError};
+
+#[test]
+fn run_request_encoding_is_stable() {
+    let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 7 };
+    let bytes = encode(&req).unwrap();
+    assert_eq!(
+        std::str::from_utf8(&bytes).unwrap(),
+        r#"{"language":"javascript","code":"return 1","output_limit":7}"#
+    );
+    assert_eq!(decode::<RunRequest>(&bytes).unwrap(), req);
+}
+
+#[test]
+fn run_outcome_encoding_is_stable() {
+    let out = RunOutcome {
+        exit_code: 1,
+        value: None,
+        error: Some(ScriptError {
+            name: "TypeError".into(),
+            message: "x".into(),
+            stack: "    at <anonymous> (main.js:1:1)".into(),
+        }),
+    };
+    let bytes = encode(&out).unwrap();
+    assert_eq!(
+        std::str::from_utf8(&bytes).unwrap(),
+        r#"{"exit_code":1,"value":null,"error":{"name":"TypeError","message":"x","stack":"    at <anonymous> (main.js:1:1)"}}"#
+    );
+    assert_eq!(decode::<RunOutcome>(&bytes).unwrap(), out);
+}
+
+#[test]
+fn unknown_fields_and_languages_are_rejected() {
+    assert!(decode::<RunRequest>(br#"{"language":"javascript","code":"","output_limit":1,"x":1}"#).is_err());
+    assert!(decode::<RunRequest>(br#"{"language":"python","code":"","output_limit":1}"#).is_err());
+    assert!(decode::<RunOutcome>(b"not json").is_err());
+    assert_eq!(Language::parse("javascript"), Some(Language::Javascript));
+    assert_eq!(Language::parse("python"), None);
+    assert_eq!(Language::parse("JavaScript"), None);
+}

@@ -1,0 +1,77 @@
+//! The process-wide engine and compiled guest, shared by every sandbox.
+
+use std::sync::OnceLock;
+
+use wasmtime::{Config, Engine, InstancePre, Linker, OptLevel};
+
+use crate::{
+    cache::{self, CacheOutcome},
+    host::{self, HostState},
+    wasi, ErrorCode, RunFailure,
+};
+
+pub use crate::cache::CacheOutcome as ModuleSource;
+
+/// The guest module, built from `guest/` by `scripts/build-guest.sh`.
+static GUEST_WASM: &[u8] = include_bytes!(env!("CORDON_GUEST_WASM_PATH"));
+const GUEST_SHA256: &str = env!("CORDON_GUEST_SHA256");
+
+/// Native wasm stack of a guest call. Deep JavaScript recursion overflows it
+/// (or QuickJS's 4 MiB shadow stack) and ends the run with `STACK_OVERFLOW`.
+pub const MAX_WASM_STACK: usize = 1024 * 1024;
+
+pub(crate) struct Shared {
+    pub(crate) engine: Engine,
+    pub(crate) pre: InstancePre<HostState>,
+    pub(crate) source: CacheOutcome,
+}
+
+static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
+
+/// The engine configuration: epoch interruption for time limits, async calls
+/// so a guest can wait on the host without blocking a thread, and a bounded
+/// native stack.
+pub(crate) fn config() -> Config {
+    let mut config = Config::new();
+    config
+        .epoch_interruption(true)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .async_stack_size(MAX_WASM_STACK + 1024 * 1024)
+        .cranelift_opt_level(OptLevel::Speed);
+    config
+}
+
+fn init() -> Result<Shared, String> {
+    let engine = Engine::new(&config()).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
+    let dir = cache::default_dir();
+    let (module, source) = cache::load_or_compile(&engine, GUEST_WASM, GUEST_SHA256, dir.as_deref())
+        .map_err(|e| format!("cannot compile the guest: {e}"))?;
+    let mut linker = Linker::new(&engine);
+    wasi::add_to_linker(&mut linker).map_err(|e| format!("cannot link WASI: {e}"))?;
+    host::add_to_linker(&mut linker).map_err(|e| format!("cannot link the host imports: {e}"))?;
+    let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
+    Ok(Shared { engine, pre, source })
+}
+
+/// The shared engine and module, created on first use.
+pub(crate) fn shared() -> Result<&'static Shared, RunFailure> {
+    SHARED.get_or_init(init).as_ref().map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
+}
+
+/// Compiles (or loads from the cache) the guest now instead of at the first
+/// sandbox; returns how the module was obtained.
+pub fn warm_up() -> Result<ModuleSource, RunFailure> {
+    shared().map(|s| s.source)
+}
+
+/// The guest module bytes and their SHA-256, for tests of the cache.
+pub fn guest() -> (&'static [u8], &'static str) {
+    (GUEST_WASM, GUEST_SHA256)
+}
+
+/// A fresh engine with the production configuration, for tests of the cache.
+pub fn new_engine() -> wasmtime::Result<Engine> {
+    Engine::new(&config())
+}
+
+pub use crate::cache::{file_name as cache_file_name, load_or_compile};

@@ -1,0 +1,365 @@
+//! A sandbox: one guest instance in its own store, run under [`Limits`].
+
+use std::{
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
+    time::{Duration, Instant},
+};
+
+use cordon_protocol::{abi, decode, encode, Language, RunOutcome, RunRequest, ScriptError};
+use wasmtime::{Memory, Store, Trap, TypedFunc};
+
+use crate::{
+    cpu::{CpuMeter, Metered},
+    engine,
+    error::Stop,
+    host::{self, HostState, RunControl},
+    output::Captured,
+    ticker,
+    wasi::ProcExit,
+    ErrorCode, Limits, RunFailure,
+};
+
+/// Cancels a run from another thread (an `AbortSignal`, `close()`).
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// How a run ended when the sandbox did not stop it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    /// 0 when the script completed, 1 when it threw.
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// The top-level `return` value (strings as they are, else JSON).
+    pub value: Option<String>,
+    /// The uncaught exception.
+    pub error: Option<ScriptError>,
+    pub stats: RunStats,
+}
+
+/// Measurements of one run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunStats {
+    /// Wall-clock time of the run, in milliseconds.
+    pub wall_ms: f64,
+    /// CPU time the guest used, in milliseconds.
+    pub cpu_ms: f64,
+    /// Size of the guest's linear memory at the end of the run, in bytes.
+    pub memory_bytes: u64,
+    pub stdout_truncated: bool,
+    pub stderr_truncated: bool,
+    /// The guest instance was created anew for this run because a limit ended
+    /// the previous one: JavaScript globals from earlier runs are gone.
+    pub instance_restarted: bool,
+}
+
+struct Guest {
+    store: Store<HostState>,
+    memory: Memory,
+    alloc: TypedFunc<i32, i32>,
+    run: TypedFunc<(i32, i32), i64>,
+}
+
+#[derive(Default)]
+struct Slot {
+    guest: Option<Guest>,
+    busy: bool,
+    /// A previous instance was lost to a trap.
+    lost: bool,
+    closed: bool,
+    current: Option<CancelFlag>,
+}
+
+/// An isolated JavaScript environment with its own memory and limits.
+pub struct Sandbox {
+    limits: Limits,
+    slot: Mutex<Slot>,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox").field("limits", &self.limits).finish_non_exhaustive()
+    }
+}
+
+/// Gives the slot back when a run ends, however it ends (also when its
+/// future is dropped half-way, which loses the instance).
+struct Lease<'a> {
+    sandbox: &'a Sandbox,
+    guest: Option<Guest>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        let mut slot = self.sandbox.lock();
+        slot.busy = false;
+        slot.current = None;
+        if slot.closed {
+            return;
+        }
+        match self.guest.take() {
+            Some(guest) => slot.guest = Some(guest),
+            None => slot.lost = true,
+        }
+    }
+}
+
+impl Sandbox {
+    /// Creates a sandbox after checking its limits. The guest is instantiated
+    /// by the first run.
+    pub fn new(limits: Limits) -> Result<Self, RunFailure> {
+        limits.validate()?;
+        engine::shared()?;
+        Ok(Self { limits, slot: Mutex::new(Slot::default()) })
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Ends the sandbox: a run in progress is cancelled (it fails with
+    /// `CLOSED`), later runs fail with `CLOSED`, and the instance is freed.
+    pub fn close(&self) {
+        let mut slot = self.lock();
+        slot.closed = true;
+        slot.guest = None;
+        if let Some(current) = &slot.current {
+            current.cancel();
+        }
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// Runs `code` to completion. Errors of the script are part of the
+    /// report; a limit, a cancellation or a closed sandbox is a [`RunFailure`]
+    /// that carries the output produced until then.
+    pub async fn run(
+        &self,
+        code: &str,
+        language: Language,
+        cancel: CancelFlag,
+    ) -> Result<RunReport, RunFailure> {
+        let code_len = u64::try_from(code.len()).unwrap_or(u64::MAX);
+        if code_len > self.limits.code_bytes {
+            return Err(RunFailure::new(
+                ErrorCode::InvalidCode,
+                format!(
+                    "the code is {code_len} bytes, over the limit of {} (limits.codeBytes)",
+                    self.limits.code_bytes
+                ),
+            ));
+        }
+        let (guest, restarted) = {
+            let mut slot = self.lock();
+            if slot.closed {
+                return Err(RunFailure::new(ErrorCode::Closed, "the sandbox is closed"));
+            }
+            if slot.busy {
+                return Err(RunFailure::new(ErrorCode::Busy, "another run is in progress on this sandbox"));
+            }
+            if cancel.is_cancelled() {
+                return Err(RunFailure::new(ErrorCode::Cancelled, "the run was cancelled before it started"));
+            }
+            slot.busy = true;
+            slot.current = Some(cancel.clone());
+            let restarted = slot.lost && slot.guest.is_none();
+            slot.lost = false;
+            (slot.guest.take(), restarted)
+        };
+        let mut lease = Lease { sandbox: self, guest: None };
+        let started = Instant::now();
+        let mut guest = match guest {
+            Some(guest) => guest,
+            None => self.instantiate().await?,
+        };
+        let request = RunRequest { language, code: code.to_owned(), output_limit: self.limits.output_bytes };
+        let meter = Arc::new(CpuMeter::default());
+        let result = self.call(&mut guest, &request, &meter, &cancel, started).await;
+
+        let state = guest.store.data_mut();
+        state.run = None;
+        let stdout = std::mem::take(&mut state.stdout);
+        let stderr = std::mem::take(&mut state.stderr);
+        let memory_hit = state.limiter.hit;
+        let stats = RunStats {
+            wall_ms: started.elapsed().as_secs_f64() * 1000.0,
+            cpu_ms: Duration::from_nanos(meter.used_ns()).as_secs_f64() * 1000.0,
+            memory_bytes: u64::try_from(guest.memory.data_size(&guest.store)).unwrap_or(u64::MAX),
+            stdout_truncated: stdout.truncated(),
+            stderr_truncated: stderr.truncated(),
+            instance_restarted: restarted,
+        };
+        let mut report = RunReport {
+            exit_code: 0,
+            stdout: stdout.finish(),
+            stderr: stderr.finish(),
+            value: None,
+            error: None,
+            stats,
+        };
+        match result {
+            Ok(outcome) => {
+                lease.guest = Some(guest);
+                report.exit_code = outcome.exit_code;
+                report.value = outcome.value;
+                report.error = outcome.error;
+                Ok(report)
+            }
+            Err(err) => {
+                // The instance may be in any state after a trap: drop it.
+                drop(guest);
+                let (code, message) = classify(&err, memory_hit, &self.limits, self.is_closed());
+                report.exit_code = 1;
+                Err(RunFailure { code, message, partial: Some(Box::new(report)) })
+            }
+        }
+    }
+
+    async fn instantiate(&self) -> Result<Guest, RunFailure> {
+        let shared = engine::shared()?;
+        let memory_limit = usize::try_from(self.limits.memory_bytes).unwrap_or(usize::MAX);
+        let mut store = Store::new(&shared.engine, HostState::new(memory_limit));
+        store.limiter(|state| &mut state.limiter);
+        store.epoch_deadline_callback(host::on_epoch);
+        store.set_epoch_deadline(1);
+        let internal =
+            |what: &str, e: wasmtime::Error| RunFailure::new(ErrorCode::Internal, format!("{what}: {e}"));
+        let instance = shared.pre.instantiate_async(&mut store).await.map_err(|e| {
+            if store.data().limiter.hit {
+                RunFailure::new(
+                    ErrorCode::MemoryLimit,
+                    "the memory limit is too small for the guest to start",
+                )
+            } else {
+                internal("cannot instantiate the guest", e)
+            }
+        })?;
+        let memory = instance
+            .get_memory(&mut store, abi::EXPORT_MEMORY)
+            .ok_or_else(|| RunFailure::new(ErrorCode::Internal, "the guest exports no memory"))?;
+        let version: TypedFunc<(), i32> = instance
+            .get_typed_func(&mut store, abi::EXPORT_VERSION)
+            .map_err(|e| internal("the guest has no version export", e))?;
+        let found =
+            version.call_async(&mut store, ()).await.map_err(|e| internal("version check failed", e))?;
+        if u32::try_from(found).ok() != Some(cordon_protocol::PROTOCOL_VERSION) {
+            return Err(RunFailure::new(
+                ErrorCode::Internal,
+                format!("the guest speaks protocol {found}, the host {}", cordon_protocol::PROTOCOL_VERSION),
+            ));
+        }
+        let alloc = instance
+            .get_typed_func(&mut store, abi::EXPORT_ALLOC)
+            .map_err(|e| internal("the guest has no allocator", e))?;
+        let run = instance
+            .get_typed_func(&mut store, abi::EXPORT_RUN)
+            .map_err(|e| internal("the guest has no run", e))?;
+        Ok(Guest { store, memory, alloc, run })
+    }
+
+    /// Sends one request and waits for its outcome under the run's limits.
+    async fn call(
+        &self,
+        guest: &mut Guest,
+        request: &RunRequest,
+        meter: &Arc<CpuMeter>,
+        cancel: &CancelFlag,
+        started: Instant,
+    ) -> wasmtime::Result<RunOutcome> {
+        let output_limit = usize::try_from(self.limits.output_bytes).unwrap_or(usize::MAX);
+        let state = guest.store.data_mut();
+        state.stdout = Captured::new(output_limit);
+        state.stderr = Captured::new(output_limit);
+        state.limiter.hit = false;
+        state.run = Some(RunControl {
+            deadline: started + Duration::from_millis(self.limits.timeout_ms),
+            cpu_limit_ns: self.limits.cpu_ms.saturating_mul(1_000_000),
+            meter: Arc::clone(meter),
+            cancel: cancel.clone(),
+        });
+        let Some(_active) = ticker::Active::new(guest.store.engine()) else {
+            return Err(wasmtime::Error::msg("the epoch ticker thread could not start"));
+        };
+        guest.store.set_epoch_deadline(1);
+
+        let bytes = encode(request)?;
+        let len = i32::try_from(bytes.len())?;
+        let ptr = Metered::new(guest.alloc.call_async(&mut guest.store, len), Arc::clone(meter)).await?;
+        let range = host::guest_range(ptr, len, guest.memory.data_size(&guest.store))
+            .ok_or_else(|| wasmtime::Error::msg("the guest allocated a buffer outside its memory"))?;
+        guest
+            .memory
+            .data_mut(&mut guest.store)
+            .get_mut(range)
+            .ok_or_else(|| wasmtime::Error::msg("request buffer out of range"))?
+            .copy_from_slice(&bytes);
+        let packed =
+            Metered::new(guest.run.call_async(&mut guest.store, (ptr, len)), Arc::clone(meter)).await?;
+
+        let out_ptr = i32::try_from((packed >> 32) & 0xffff_ffff).unwrap_or(-1);
+        let out_len = i32::try_from(packed & 0xffff_ffff).unwrap_or(-1);
+        let data = guest.memory.data(&guest.store);
+        let bytes = host::guest_range(out_ptr, out_len, data.len())
+            .and_then(|r| data.get(r))
+            .ok_or_else(|| wasmtime::Error::msg("the guest returned an outcome outside its memory"))?;
+        Ok(decode(bytes)?)
+    }
+}
+
+/// Maps the error of a failed guest call to its code and message.
+fn classify(err: &wasmtime::Error, memory_hit: bool, limits: &Limits, closed: bool) -> (ErrorCode, String) {
+    let stop = err.downcast_ref::<Stop>().map(|s| s.0);
+    let code = match (stop, err.downcast_ref::<Trap>()) {
+        (Some(ErrorCode::Cancelled), _) if closed => ErrorCode::Closed,
+        (Some(code), _) => code,
+        _ if memory_hit => ErrorCode::MemoryLimit,
+        (None, Some(Trap::StackOverflow)) => ErrorCode::StackOverflow,
+        // QuickJS's shadow stack sits at the bottom of linear memory: running
+        // off it wraps to an address past the end of memory.
+        (None, Some(Trap::MemoryOutOfBounds)) => ErrorCode::StackOverflow,
+        _ => ErrorCode::Internal,
+    };
+    let message = match code {
+        ErrorCode::Timeout => {
+            format!("the run exceeded its time limit of {} ms (limits.timeoutMs)", limits.timeout_ms)
+        }
+        ErrorCode::CpuLimit => {
+            format!("the run exceeded its CPU limit of {} ms (limits.cpuMs)", limits.cpu_ms)
+        }
+        ErrorCode::MemoryLimit => {
+            format!("the run exceeded its memory limit of {} bytes (limits.memoryBytes)", limits.memory_bytes)
+        }
+        ErrorCode::StackOverflow => "the run overflowed its stack (too deep recursion)".to_string(),
+        ErrorCode::Cancelled => "the run was cancelled".to_string(),
+        ErrorCode::Closed => "the sandbox was closed during the run".to_string(),
+        _ => match (err.downcast_ref::<Trap>(), err.downcast_ref::<ProcExit>()) {
+            (Some(trap), _) => format!("the guest failed: {trap}"),
+            (None, Some(exit)) => format!("the guest failed: {exit}"),
+            (None, None) => format!("the guest failed: {}", err.root_cause()),
+        },
+    };
+    (code, message)
+}

@@ -1,0 +1,53 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! The on-disk module cache: keyed by engine and guest, and a corrupt file is
+//! recompiled rather than loaded.
+
+use cordon_runtime::engine::{self, ModuleSource};
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cordon-cache-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn second_load_hits_the_cache() {
+    let dir = temp_dir("hit");
+    let engine = engine::new_engine().unwrap();
+    let (wasm, sha) = engine::guest();
+    let (_, first) = engine::load_or_compile(&engine, wasm, sha, Some(&dir)).unwrap();
+    assert_eq!(first, ModuleSource::Compiled);
+    let (_, second) = engine::load_or_compile(&engine, wasm, sha, Some(&dir)).unwrap();
+    assert_eq!(second, ModuleSource::Hit);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn corrupt_or_truncated_files_are_recompiled() {
+    let dir = temp_dir("corrupt");
+    let engine = engine::new_engine().unwrap();
+    let (wasm, sha) = engine::guest();
+    engine::load_or_compile(&engine, wasm, sha, Some(&dir)).unwrap();
+    let path = dir.join(engine::cache_file_name(&engine, sha));
+    let good = std::fs::read(&path).unwrap();
+
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0xff;
+    for bad in [flipped, good[..good.len() / 3].to_vec(), b"garbage".to_vec(), Vec::new()] {
+        std::fs::write(&path, &bad).unwrap();
+        let (_, source) = engine::load_or_compile(&engine, wasm, sha, Some(&dir)).unwrap();
+        assert_eq!(source, ModuleSource::Recompiled);
+        // The rewritten file is valid again.
+        let (_, again) = engine::load_or_compile(&engine, wasm, sha, Some(&dir)).unwrap();
+        assert_eq!(again, ModuleSource::Hit);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_key_changes_with_the_guest() {
+    let engine = engine::new_engine().unwrap();
+    let (_, sha) = engine::guest();
+    assert_ne!(engine::cache_file_name(&engine, sha), engine::cache_file_name(&engine, "another-guest"));
+}

@@ -1,0 +1,56 @@
+//! The guest's exports (names in `cordon_protocol::abi`). This is the only
+//! module that handles raw pointers from the host.
+
+use std::cell::RefCell;
+
+use cordon_protocol::{decode, encode, RunOutcome, ScriptError, PROTOCOL_VERSION};
+
+thread_local! {
+    /// The encoded outcome of the last run; the host reads it before the next call.
+    static LAST_OUTCOME: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+#[no_mangle]
+pub extern "C" fn cordon_protocol_version() -> i32 {
+    PROTOCOL_VERSION as i32
+}
+
+/// Allocates `len` bytes for the host to write a request into. Ownership of
+/// the buffer passes to the following `cordon_run`.
+#[no_mangle]
+pub extern "C" fn cordon_alloc(len: i32) -> i32 {
+    let len = usize::try_from(len).unwrap_or(0);
+    let mut buf = Vec::<u8>::with_capacity(len.max(1));
+    let ptr = buf.as_mut_ptr();
+    std::mem::forget(buf);
+    ptr as i32
+}
+
+/// Runs the request the host wrote at `ptr..ptr+len` (a buffer from
+/// `cordon_alloc`) and returns `ptr << 32 | len` of the encoded outcome.
+#[no_mangle]
+pub extern "C" fn cordon_run(ptr: i32, len: i32) -> i64 {
+    let len = usize::try_from(len).unwrap_or(0);
+    // SAFETY: the host obtained `ptr` from `cordon_alloc(len)` (capacity
+    // `max(len, 1)`) and wrote exactly `len` initialised bytes into it.
+    let bytes = unsafe { Vec::from_raw_parts(ptr as *mut u8, len, len.max(1)) };
+    let outcome = match decode(&bytes) {
+        Ok(request) => crate::run(request),
+        Err(err) => RunOutcome {
+            exit_code: 1,
+            value: None,
+            error: Some(ScriptError {
+                name: "ProtocolError".into(),
+                message: err.to_string(),
+                stack: String::new(),
+            }),
+        },
+    };
+    drop(bytes);
+    let encoded = encode(&outcome).unwrap_or_default();
+    LAST_OUTCOME.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        *slot = encoded;
+        ((slot.as_ptr() as i64) << 32) | slot.len() as i64
+    })
+}

@@ -1,0 +1,199 @@
+//! JavaScript through QuickJS: one runtime and context per instance, kept
+//! across runs so a sandbox behaves like a REPL session.
+
+use std::cell::RefCell;
+
+use cordon_protocol::{RunOutcome, ScriptError};
+use rquickjs::{
+    promise::PromiseState, qjs, Context, Ctx, FromJs, Function, Object, Persistent, Promise, Runtime, Value,
+};
+
+use crate::host::{self, Stream};
+
+/// The JavaScript half of the console and the value formatting helpers.
+const PRELUDE: &str = include_str!("prelude.js");
+/// The file name guest stack traces show for the script.
+const SCRIPT_NAME: &str = "main.js";
+
+struct Engine {
+    runtime: Runtime,
+    context: Context,
+    /// `{ inspect, render, describe, setBudget }` from the prelude.
+    helpers: Persistent<Object<'static>>,
+}
+
+thread_local! {
+    static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+}
+
+fn new_engine() -> Result<Engine, String> {
+    let runtime = Runtime::new().map_err(|e| format!("cannot start QuickJS: {e}"))?;
+    let context = Context::full(&runtime).map_err(|e| format!("cannot create a context: {e}"))?;
+    let helpers = context.with(|ctx| -> Result<_, String> {
+        let write = Function::new(ctx.clone(), |stream: i32, text: rquickjs::String<'_>| -> f64 {
+            let stream = if stream == 2 { Stream::Stderr } else { Stream::Stdout };
+            let text = text.to_string().unwrap_or_else(|_| "\u{FFFD}".to_string());
+            host::write(stream, &text) as f64
+        })
+        .map_err(|e| e.to_string())?;
+        let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object = install.call((write,)).map_err(|e| format!("prelude: {e}"))?;
+        Ok(Persistent::save(&ctx, helpers))
+    })?;
+    Ok(Engine { runtime, context, helpers })
+}
+
+/// Runs `code` as the body of an async function (top-level `await` and
+/// `return` work) and drives its promise to the end.
+pub fn run(code: &str, output_limit: u64) -> RunOutcome {
+    ENGINE.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            match new_engine() {
+                Ok(engine) => *slot = Some(engine),
+                Err(message) => return internal_error(message),
+            }
+        }
+        match slot.as_ref() {
+            Some(engine) => run_in(engine, code, output_limit),
+            None => internal_error("no engine".into()),
+        }
+    })
+}
+
+fn internal_error(message: String) -> RunOutcome {
+    RunOutcome {
+        exit_code: 1,
+        value: None,
+        error: Some(ScriptError { name: "InternalError".into(), message, stack: String::new() }),
+    }
+}
+
+fn run_in(engine: &Engine, code: &str, output_limit: u64) -> RunOutcome {
+    let promise = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
+        let helpers = restore(&ctx, &engine.helpers)?;
+        let set_budget: Function = helpers.get("setBudget").map_err(|e| internal_error(e.to_string()))?;
+        set_budget.call::<_, ()>((output_limit as f64,)).map_err(|e| internal_error(e.to_string()))?;
+
+        let function = match compile(&ctx, code) {
+            Ok(function) => function,
+            Err(err) => return Err(thrown(&ctx, &helpers, caught(&ctx, err))),
+        };
+        match function.call::<_, Promise>(()) {
+            Ok(promise) => Ok(Persistent::save(&ctx, promise)),
+            Err(err) => Err(thrown(&ctx, &helpers, caught(&ctx, err))),
+        }
+    });
+    let promise = match promise {
+        Ok(promise) => promise,
+        Err(outcome) => return outcome,
+    };
+
+    // Drive the job queue until nothing is runnable.
+    loop {
+        match engine.runtime.execute_pending_job() {
+            Ok(true) => continue,
+            Ok(false) => break,
+            // An exception in a job was already delivered to its promise.
+            Err(_) => continue,
+        }
+    }
+
+    engine.context.with(|ctx| -> RunOutcome {
+        let helpers = match restore(&ctx, &engine.helpers) {
+            Ok(helpers) => helpers,
+            Err(outcome) => return outcome,
+        };
+        let promise = match promise.restore(&ctx) {
+            Ok(promise) => promise,
+            Err(e) => return internal_error(e.to_string()),
+        };
+        match promise.state() {
+            PromiseState::Resolved => {
+                let value: Value = match promise.result() {
+                    Some(Ok(value)) => value,
+                    _ => return internal_error("settled promise has no value".into()),
+                };
+                let render: Result<Function, _> = helpers.get("render");
+                let rendered = render.and_then(|f| f.call::<_, Option<String>>((value,)));
+                match rendered {
+                    Ok(value) => RunOutcome { exit_code: 0, value, error: None },
+                    Err(e) => internal_error(e.to_string()),
+                }
+            }
+            PromiseState::Rejected => {
+                let reason = match promise.result::<Value>() {
+                    Some(Ok(value)) => value,
+                    Some(Err(err)) => caught(&ctx, err),
+                    None => Value::new_undefined(ctx.clone()),
+                };
+                thrown(&ctx, &helpers, reason)
+            }
+            PromiseState::Pending => {
+                let message = "the script awaited a promise that can never settle".to_string();
+                host::write(Stream::Stderr, &format!("Error: {message}\n"));
+                RunOutcome {
+                    exit_code: 1,
+                    value: None,
+                    error: Some(ScriptError { name: "Error".into(), message, stack: String::new() }),
+                }
+            }
+        }
+    })
+}
+
+/// Compiles `code` as the body of an async function. The wrapper takes lines
+/// -1 and 0 (QuickJS reads a first line of 0 as "default"), so the script's
+/// lines and columns are its own.
+fn compile<'js>(ctx: &Ctx<'js>, code: &str) -> rquickjs::Result<Function<'js>> {
+    let source = std::ffi::CString::new(format!("(async function () {{\n\n{code}\n}})"))?;
+    let len = source.as_bytes().len();
+    let filename = std::ffi::CString::new(SCRIPT_NAME)?;
+    let mut options = qjs::JSEvalOptions {
+        version: qjs::JS_EVAL_OPTIONS_VERSION as _,
+        eval_flags: qjs::JS_EVAL_TYPE_GLOBAL as _,
+        filename: filename.as_ptr(),
+        line_num: -1,
+    };
+    // SAFETY: `source` and `filename` are NUL-terminated and outlive the
+    // call; `options` is a valid, versioned JSEvalOptions; the context is
+    // alive for 'js. The returned value is owned and handed to rquickjs.
+    let value = unsafe {
+        let raw = qjs::JS_Eval2(ctx.as_raw().as_ptr(), source.as_ptr(), len as _, &mut options);
+        if qjs::JS_IsException(raw) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Value::from_raw(ctx.clone(), raw)
+    };
+    Function::from_js(ctx, value)
+}
+
+/// The thrown value behind an rquickjs error (or the error's text).
+fn caught<'js>(ctx: &Ctx<'js>, err: rquickjs::Error) -> Value<'js> {
+    if matches!(err, rquickjs::Error::Exception) {
+        return ctx.catch();
+    }
+    rquickjs::String::from_str(ctx.clone(), &err.to_string())
+        .map(|s| s.into_value())
+        .unwrap_or_else(|_| Value::new_undefined(ctx.clone()))
+}
+
+fn restore<'js>(ctx: &Ctx<'js>, helpers: &Persistent<Object<'static>>) -> Result<Object<'js>, RunOutcome> {
+    helpers.clone().restore(ctx).map_err(|e| internal_error(e.to_string()))
+}
+
+/// Reports an uncaught exception: printed to stderr the way Node prints it,
+/// and returned as plain data.
+fn thrown<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>, value: Value<'js>) -> RunOutcome {
+    let describe: Result<Function, _> = helpers.get("describe");
+    let parts = describe.and_then(|f| f.call::<_, Vec<String>>((value,)));
+    let _ = ctx;
+    let (name, message, stack) = match parts.ok().as_deref() {
+        Some([name, message, stack, printed]) => {
+            host::write(Stream::Stderr, printed);
+            (name.clone(), message.clone(), stack.clone())
+        }
+        _ => ("Error".to_string(), "uncaught exception".to_string(), String::new()),
+    };
+    RunOutcome { exit_code: 1, value: None, error: Some(ScriptError { name, message, stack }) }
+}

@@ -1,0 +1,132 @@
+/**
+ * cordon: run the code an AI agent writes inside a WebAssembly sandbox, under
+ * real limits, with nothing to reach but what you grant.
+ *
+ * ```ts
+ * import { Sandbox } from "cordon";
+ * const sb = await Sandbox.create({ limits: { timeoutMs: 1000 } });
+ * const r = await sb.run("console.log('hi'); return 6 * 7");
+ * // r.stdout === "hi\n42\n", r.value === "42", r.exitCode === 0
+ * await sb.close();
+ * ```
+ *
+ * Errors of the script (an exception, a syntax error) are part of the
+ * result (`exitCode`, `error`). Errors of the sandbox (a limit, bad input, a
+ * cancelled or closed run) reject with a {@link CordonError} whose `code` is
+ * stable.
+ */
+/** Limits of a sandbox. Each is enforced by wasmtime or the host. */
+export interface Limits {
+    /** Wall-clock time of one run, in ms (`TIMEOUT`). Default 30000, 1 to 3600000. */
+    timeoutMs?: number;
+    /**
+     * CPU time the guest may use in one run, in ms (`CPU_LIMIT`); waiting does
+     * not count. Default 10000, 1 to 3600000.
+     */
+    cpuMs?: number;
+    /**
+     * Memory of the guest, in bytes (`MEMORY_LIMIT`). Default 64 MiB, 16 MiB to
+     * 4 GiB.
+     */
+    memoryBytes?: number;
+    /**
+     * Bytes kept of each of stdout and stderr per run; the rest is dropped and
+     * a `[cordon: output truncated at N bytes]` line appended. Default 1 MiB,
+     * 1 to 256 MiB.
+     */
+    outputBytes?: number;
+    /** Largest script accepted, in UTF-8 bytes (`INVALID_CODE`). Default 1 MiB, 1 to 64 MiB. */
+    codeBytes?: number;
+}
+/** Options of {@link Sandbox.create}. */
+export interface SandboxOptions {
+    limits?: Limits;
+}
+/** Languages a sandbox runs. */
+export type Language = "javascript";
+/** Options of {@link Sandbox.run}. */
+export interface RunOptions {
+    /** Default `"javascript"`. */
+    language?: Language;
+    /** Aborting it ends the run with `CANCELLED` (or prevents it from starting). */
+    signal?: AbortSignal;
+}
+/** An exception the script did not catch. */
+export interface ScriptError {
+    name: string;
+    message: string;
+    /** Guest stack frames (`    at f (main.js:3:5)`); never a host path. */
+    stack: string;
+}
+/** Measurements of one run. */
+export interface RunStats {
+    wallMs: number;
+    cpuMs: number;
+    /** Size of the guest's memory at the end of the run. */
+    memoryBytes: number;
+    stdoutTruncated: boolean;
+    stderrTruncated: boolean;
+    /**
+     * The guest was started anew for this run because a limit ended the
+     * previous one: JavaScript globals set by earlier runs are gone.
+     */
+    instanceRestarted: boolean;
+}
+/** The result of a run that the sandbox did not stop. */
+export interface RunResult {
+    /** 0 when the script completed, 1 when it threw. */
+    exitCode: number;
+    stdout: string;
+    stderr: string;
+    /**
+     * The script's top-level `return` value: strings as they are, anything else
+     * as JSON (also printed to stdout). `undefined` when nothing was returned.
+     */
+    value: string | undefined;
+    /** The uncaught exception, when `exitCode` is 1. */
+    error: ScriptError | undefined;
+    stats: RunStats;
+}
+/** Stable codes of {@link CordonError}. */
+export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "INTERNAL";
+/** What a run had produced when the sandbox stopped it. */
+export interface PartialResult {
+    stdout: string;
+    stderr: string;
+    stats: RunStats;
+}
+/** An error of the sandbox itself: a limit, bad input, cancellation, closing. */
+export declare class CordonError extends Error {
+    name: string;
+    /** Stable code; match on it, not on the message. */
+    readonly code: ErrorCode;
+    /** Output of the run until it was stopped, for errors that end a run. */
+    readonly result: PartialResult | undefined;
+    constructor(code: ErrorCode, message: string, result?: PartialResult);
+}
+/**
+ * An isolated JavaScript environment. Runs on one sandbox are sequential (a
+ * second `run` waits for the first) and share their globals, like a REPL.
+ */
+export declare class Sandbox {
+    #private;
+    private constructor();
+    /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
+    static create(options?: SandboxOptions): Promise<Sandbox>;
+    /** The effective limits (defaults filled in). */
+    get limits(): Readonly<Required<Limits>>;
+    /** Whether {@link close} was called. */
+    get closed(): boolean;
+    /**
+     * Runs `code` as the body of an async function: top-level `await` works and
+     * a top-level `return` becomes {@link RunResult.value}.
+     */
+    run(code: string, options?: RunOptions): Promise<RunResult>;
+    /**
+     * Closes the sandbox: a run in progress ends with `CLOSED`, later runs
+     * reject with `CLOSED`, and the guest's memory is freed. Resolves once no
+     * run is in progress. Closing twice is harmless.
+     */
+    close(): Promise<void>;
+    [Symbol.asyncDispose](): Promise<void>;
+}

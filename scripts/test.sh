@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite: setup (idempotent), build from source, the generated
+# types must match the committed ones, formatting and lints of host and
+# guest, Rust tests, Node tests against the built package.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=env.sh
+source "$here/env.sh"
+cd "$CORDON_ROOT"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step setup
+bash scripts/setup.sh
+step build
+bash scripts/build.sh
+
+step "generated types are committed"
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  git diff --exit-code -- index.d.ts native.d.ts \
+    || { echo "index.d.ts or native.d.ts changed on rebuild: commit the regenerated files" >&2; exit 1; }
+  untracked="$(git ls-files --others --exclude-standard -- index.d.ts native.d.ts)"
+  [ -z "$untracked" ] || { echo "generated types are not committed: $untracked" >&2; exit 1; }
+fi
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "clippy (host)"
+cargo clippy --release --target "$CORDON_HOST_TARGET" --all-targets -- -D warnings
+step "clippy (guest)"
+cargo clippy -p cordon-guest --target wasm32-wasip1 --profile guest -- -D warnings
+
+step "rust tests"
+cargo test --release --target "$CORDON_HOST_TARGET"
+
+step "node tests"
+node --test --test-concurrency=1 __tests__/
