@@ -52,6 +52,8 @@ fi
 cd "$CORDON_ROOT"
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "cordon setup: installing npm dev dependencies"
-  npm ci --no-audit --no-fund --loglevel=error || fail "npm ci failed"
+  # `npm ci` of npm 11 rejects this lock file over optional platform packages
+  # of @napi-rs/cli's dependencies; `npm install` honours the locked versions.
+  npm install --no-audit --no-fund --loglevel=error || fail "npm install failed"
 fi
 echo "cordon setup: ok"
