@@ -1,0 +1,415 @@
+//! The compiled policy and its decisions.
+
+use std::collections::BTreeMap;
+
+use jsonschema::{PatternOptions, Validator};
+use serde_json::Value;
+
+use crate::{
+    args::{parse_arguments, ArgLimits},
+    constraint::Constraint,
+    name::{quote, ToolName},
+    pattern::MethodPattern,
+    spec::{ConfigError, PolicySpec},
+};
+
+struct Tool {
+    schema: Option<Validator>,
+}
+
+struct Capability {
+    pattern: MethodPattern,
+    constraint: Option<Constraint>,
+    max_calls: Option<u64>,
+    params: Option<Vec<String>>,
+    require_approval: bool,
+}
+
+/// A compiled, immutable policy. Share it; keep [`Budgets`] per sandbox.
+pub struct Policy {
+    tools: BTreeMap<ToolName, Tool>,
+    capabilities: Vec<Capability>,
+    arg_limits: ArgLimits,
+}
+
+impl std::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policy")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .field("capabilities", &self.capabilities.len())
+            .finish()
+    }
+}
+
+/// Why a call was refused. The string forms are public API (`err.reason`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DenyReason {
+    /// The name is malformed or not registered.
+    UnknownTool,
+    /// The tool is registered, but no capability grants it.
+    NotGranted,
+    /// The arguments are not one well-formed JSON object.
+    InvalidArguments,
+    /// The arguments do not satisfy the tool's input schema.
+    Schema,
+    /// A parameter is not in the capability's `params` list.
+    ParameterNotAllowed,
+    /// A constraint of the capability failed.
+    Constraint,
+    /// The capability's `maxCalls` is used up.
+    Budget,
+    /// The run's total of tool calls is used up.
+    RunBudget,
+    /// The host's approval hook said no.
+    Approval,
+}
+
+impl DenyReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnknownTool => "unknown_tool",
+            Self::NotGranted => "not_granted",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::Schema => "schema",
+            Self::ParameterNotAllowed => "parameter_not_allowed",
+            Self::Constraint => "constraint",
+            Self::Budget => "budget",
+            Self::RunBudget => "run_budget",
+            Self::Approval => "approval",
+        }
+    }
+
+    /// Denials before a capability was consulted keep more specific reasons
+    /// from being overwritten; among capability failures the first wins.
+    fn rank(self) -> u8 {
+        match self {
+            Self::Constraint | Self::ParameterNotAllowed => 2,
+            Self::Budget => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// A refused call: why, in a sentence a model can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Denial {
+    pub reason: DenyReason,
+    pub message: String,
+    /// The canonical tool name, when the name was well formed.
+    pub tool: Option<String>,
+    /// Index of the capability that decided, when one matched.
+    pub capability: Option<usize>,
+}
+
+/// Proof that a call was checked and allowed: the only way to reach a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Allowed {
+    name: ToolName,
+    args: Value,
+    capability: usize,
+    require_approval: bool,
+}
+
+impl Allowed {
+    pub fn name(&self) -> &ToolName {
+        &self.name
+    }
+
+    /// Exactly the validated arguments.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// Moves the validated arguments out (for the tool handler).
+    pub fn into_args(self) -> Value {
+        self.args
+    }
+
+    pub fn capability(&self) -> usize {
+        self.capability
+    }
+
+    pub fn requires_approval(&self) -> bool {
+        self.require_approval
+    }
+}
+
+/// The outcome of [`Policy::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Allow(Allowed),
+    Deny(Denial),
+}
+
+/// Calls used, per capability (over the sandbox's life) and in this run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budgets {
+    used: Vec<u64>,
+    run_used: u64,
+    run_max: u64,
+}
+
+impl Budgets {
+    /// Fresh budgets for `policy`, with the default per-run total of 1000.
+    pub fn new(policy: &Policy) -> Self {
+        Self { used: vec![0; policy.capabilities.len()], run_used: 0, run_max: 1000 }
+    }
+
+    /// Sets the most calls one run may make.
+    pub fn with_run_max(mut self, run_max: u64) -> Self {
+        self.run_max = run_max;
+        self
+    }
+
+    /// Starts a new run: the per-run total resets, capability budgets do not.
+    pub fn start_run(&mut self) {
+        self.run_used = 0;
+    }
+
+    /// Gives back the charge of an allowed call that did not happen (refused
+    /// by the approval hook).
+    pub fn refund(&mut self, allowed: &Allowed) {
+        if let Some(used) = self.used.get_mut(allowed.capability) {
+            *used = used.saturating_sub(1);
+        }
+        self.run_used = self.run_used.saturating_sub(1);
+    }
+
+    /// Calls allowed so far by each capability.
+    pub fn used(&self) -> &[u64] {
+        &self.used
+    }
+}
+
+fn schema_validator(name: &str, schema: &Value) -> Result<Validator, ConfigError> {
+    jsonschema::options()
+        .with_pattern_options(PatternOptions::regex())
+        .build(schema)
+        .map_err(|e| ConfigError::new(format!("the inputSchema of tool {name:?} is invalid: {e}")))
+}
+
+impl Policy {
+    /// Compiles tools and capabilities; any malformed name, pattern,
+    /// constraint, schema or budget is an error.
+    pub fn compile(spec: PolicySpec) -> Result<Self, ConfigError> {
+        let mut tools = BTreeMap::new();
+        for tool in &spec.tools {
+            let name = ToolName::parse(&tool.name).map_err(ConfigError::new)?;
+            let schema = match &tool.input_schema {
+                Some(schema) => Some(schema_validator(name.as_str(), schema)?),
+                None => None,
+            };
+            if tools.insert(name.clone(), Tool { schema }).is_some() {
+                return Err(ConfigError::new(format!("tool {:?} is registered twice", name.as_str())));
+            }
+        }
+        let mut capabilities = Vec::new();
+        for cap in spec.capabilities {
+            let pattern = MethodPattern::parse(&cap.method).map_err(ConfigError::new)?;
+            let constraint = match &cap.constraints {
+                Some(value) => Some(Constraint::from_json(value).map_err(|e| {
+                    ConfigError::new(format!("capability {:?}: {}", pattern.as_str(), e.message))
+                })?),
+                None => None,
+            };
+            if let Some(params) = &cap.params {
+                if let Some(bad) = params.iter().find(|p| p.is_empty()) {
+                    return Err(ConfigError::new(format!(
+                        "capability {:?}: params has an empty name {bad:?}",
+                        pattern.as_str()
+                    )));
+                }
+            }
+            capabilities.push(Capability {
+                pattern,
+                constraint,
+                max_calls: cap.max_calls,
+                params: cap.params,
+                require_approval: cap.require_approval,
+            });
+        }
+        // amla-sandbox's short form becomes one capability per named tool.
+        let mut short: BTreeMap<ToolName, (Vec<Constraint>, Option<u64>)> = BTreeMap::new();
+        for (tool, params) in &spec.constraints {
+            let name = ToolName::parse(tool).map_err(ConfigError::new)?;
+            let entry = short.entry(name).or_default();
+            for (param, value) in params {
+                entry.0.push(
+                    Constraint::from_short(param, value)
+                        .map_err(|e| ConfigError::new(format!("constraints for {tool:?}: {}", e.message)))?,
+                );
+            }
+        }
+        for (tool, max) in &spec.max_calls {
+            let name = ToolName::parse(tool).map_err(ConfigError::new)?;
+            short.entry(name).or_default().1 = Some(*max);
+        }
+        for (name, (constraints, max_calls)) in short {
+            if !tools.contains_key(&name) {
+                return Err(ConfigError::new(format!(
+                    "constraints or maxCalls name {:?}, which is not a registered tool",
+                    name.as_str()
+                )));
+            }
+            capabilities.push(Capability {
+                pattern: MethodPattern::parse(name.as_str()).map_err(ConfigError::new)?,
+                constraint: (!constraints.is_empty()).then_some(Constraint::And(constraints)),
+                max_calls,
+                params: None,
+                require_approval: false,
+            });
+        }
+        Ok(Self { tools, capabilities, arg_limits: ArgLimits::default() })
+    }
+
+    /// Registered tool names, sorted.
+    pub fn tool_names(&self) -> impl Iterator<Item = &ToolName> {
+        self.tools.keys()
+    }
+
+    /// Whether some capability grants `name` at all (ignoring arguments).
+    pub fn grants(&self, name: &ToolName) -> bool {
+        self.capabilities.iter().any(|c| c.pattern.matches(name))
+    }
+
+    /// Decides one call. On `Allow`, the budgets are charged.
+    pub fn check(&self, raw_name: &str, raw_args: &[u8], budgets: &mut Budgets) -> Decision {
+        let deny = |reason, message: String, tool: Option<&ToolName>, capability| {
+            Decision::Deny(Denial { reason, message, tool: tool.map(|t| t.as_str().to_owned()), capability })
+        };
+        let name = match ToolName::parse(raw_name) {
+            Ok(name) => name,
+            Err(why) => return deny(DenyReason::UnknownTool, why, None, None),
+        };
+        let Some(tool) = self.tools.get(&name) else {
+            return deny(
+                DenyReason::UnknownTool,
+                format!("unknown tool {}", quote(name.as_str())),
+                None,
+                None,
+            );
+        };
+        if !self.grants(&name) {
+            return deny(
+                DenyReason::NotGranted,
+                format!("{name} denied: no capability grants this tool"),
+                Some(&name),
+                None,
+            );
+        }
+        let args = match parse_arguments(raw_args, self.arg_limits) {
+            Ok(args) => args,
+            Err(why) => {
+                return deny(DenyReason::InvalidArguments, format!("{name}: {why}"), Some(&name), None)
+            }
+        };
+        if !args.is_object() {
+            return deny(
+                DenyReason::InvalidArguments,
+                format!(
+                    "{name} takes one object argument, like {name}({{ key: value }}); got {}",
+                    kind_of(&args)
+                ),
+                Some(&name),
+                None,
+            );
+        }
+        if let Some(schema) = &tool.schema {
+            if let Some(error) = schema.iter_errors(&args).next() {
+                let at = error.instance_path().to_string();
+                let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
+                return deny(
+                    DenyReason::Schema,
+                    format!("{name}: arguments do not match the input schema{at}: {error}"),
+                    Some(&name),
+                    None,
+                );
+            }
+        }
+        if budgets.run_used >= budgets.run_max {
+            return deny(
+                DenyReason::RunBudget,
+                format!(
+                    "{name} denied: this run already made {} tool calls, the most allowed",
+                    budgets.run_max
+                ),
+                Some(&name),
+                None,
+            );
+        }
+        let mut first: Option<Denial> = None;
+        for (index, cap) in self.capabilities.iter().enumerate() {
+            if !cap.pattern.matches(&name) {
+                continue;
+            }
+            let failure = cap_failure(cap, &args, budgets.used.get(index).copied().unwrap_or(u64::MAX));
+            match failure {
+                None => {
+                    if let Some(used) = budgets.used.get_mut(index) {
+                        *used += 1;
+                    }
+                    budgets.run_used += 1;
+                    return Decision::Allow(Allowed {
+                        name,
+                        args,
+                        capability: index,
+                        require_approval: cap.require_approval,
+                    });
+                }
+                Some((reason, why)) => {
+                    let denial = Denial {
+                        reason,
+                        message: format!("{name} denied: {why}"),
+                        tool: Some(name.as_str().to_owned()),
+                        capability: Some(index),
+                    };
+                    if first.as_ref().is_none_or(|f| f.reason.rank() < reason.rank()) {
+                        first = Some(denial);
+                    }
+                }
+            }
+        }
+        Decision::Deny(first.unwrap_or(Denial {
+            reason: DenyReason::NotGranted,
+            message: format!("{name} denied: no capability grants this tool"),
+            tool: Some(name.as_str().to_owned()),
+            capability: None,
+        }))
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array (positional arguments)",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn cap_failure(cap: &Capability, args: &Value, used: u64) -> Option<(DenyReason, String)> {
+    if let (Some(allowed), Some(obj)) = (&cap.params, args.as_object()) {
+        if let Some(extra) = obj.keys().find(|k| !allowed.contains(k)) {
+            return Some((
+                DenyReason::ParameterNotAllowed,
+                format!("parameter {extra:?} is not allowed; allowed parameters: {}", allowed.join(", ")),
+            ));
+        }
+    }
+    if let Some(constraint) = &cap.constraint {
+        if let Err(why) = constraint.check(args) {
+            return Some((DenyReason::Constraint, why));
+        }
+    }
+    if let Some(max) = cap.max_calls {
+        if used >= max {
+            return Some((
+                DenyReason::Budget,
+                format!("the budget of {max} calls for {} is used up", cap.pattern.as_str()),
+            ));
+        }
+    }
+    None
+}

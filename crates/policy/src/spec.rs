@@ -1,0 +1,73 @@
+//! The policy as the user writes it (deserialized from the options of
+//! `Sandbox.create`), before compilation.
+
+use std::{collections::BTreeMap, fmt};
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A policy that cannot be compiled: reported at `create()` as `INVALID_OPTIONS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub message: String,
+}
+
+impl ConfigError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Self { message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// A registered tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ToolSpec {
+    pub name: String,
+    /// JSON Schema of the argument object. Remote `$ref`s are not resolved.
+    #[serde(default)]
+    pub input_schema: Option<Value>,
+}
+
+/// A grant: which tools, under which constraints, how often.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CapabilitySpec {
+    /// `stripe.charges.create`, `stripe.charges.*` (one segment), `stripe.**` (any).
+    pub method: String,
+    /// Long-form constraints (an object or an array of them).
+    #[serde(default)]
+    pub constraints: Option<Value>,
+    /// Calls this capability may allow over the sandbox's life (until reset).
+    #[serde(default)]
+    pub max_calls: Option<u64>,
+    /// The only top-level parameters a call may pass.
+    #[serde(default)]
+    pub params: Option<Vec<String>>,
+    /// Ask the host's `approve` hook before each allowed call.
+    #[serde(default)]
+    pub require_approval: bool,
+}
+
+/// Everything the policy is compiled from.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PolicySpec {
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    #[serde(default)]
+    pub capabilities: Vec<CapabilitySpec>,
+    /// amla-sandbox's short form: `{ tool: { param: "<=1000", other: ["A", "B"] } }`.
+    #[serde(default)]
+    pub constraints: BTreeMap<String, BTreeMap<String, Value>>,
+    /// amla-sandbox's short form: `{ tool: 10 }`.
+    #[serde(default)]
+    pub max_calls: BTreeMap<String, u64>,
+}

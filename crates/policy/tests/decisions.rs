@@ -1,0 +1,111 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+//! Decision fixtures (tests/fixtures/decisions.json): each case compiles a
+//! policy and replays calls in order against one set of budgets.
+
+use cordon_policy::{Budgets, Decision, Policy, PolicySpec};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    name: String,
+    policy: serde_json::Value,
+    calls: Vec<Call>,
+}
+
+#[derive(Deserialize)]
+struct Call {
+    tool: String,
+    args: String,
+    expect: String,
+    message: Option<String>,
+}
+
+#[test]
+fn decision_fixtures() {
+    let cases: Vec<Case> = serde_json::from_str(include_str!("fixtures/decisions.json")).unwrap();
+    let mut count = 0;
+    for case in cases {
+        let spec: PolicySpec = serde_json::from_value(case.policy).unwrap();
+        let policy = Policy::compile(spec).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+        let mut budgets = Budgets::new(&policy);
+        for call in case.calls {
+            let decision = policy.check(&call.tool, call.args.as_bytes(), &mut budgets);
+            let (got, message) = match &decision {
+                Decision::Allow(allowed) => {
+                    // The handler gets exactly the parsed arguments.
+                    let reparsed: serde_json::Value = serde_json::from_str(&call.args).unwrap();
+                    assert_eq!(allowed.args(), &reparsed);
+                    ("allow".to_string(), None)
+                }
+                Decision::Deny(d) => (d.reason.as_str().to_string(), Some(d.message.clone())),
+            };
+            assert_eq!(got, call.expect, "{}: {} {} -> {:?}", case.name, call.tool, call.args, message);
+            if let Some(expected) = call.message {
+                assert_eq!(message.as_deref(), Some(expected.as_str()), "{}: {}", case.name, call.args);
+            }
+            count += 1;
+        }
+    }
+    assert!(count > 60, "only {count} calls checked");
+}
+
+#[test]
+fn malformed_policies_are_errors() {
+    for (policy, message) in [
+        (r#"{"tools":[{"name":"a..b"}]}"#, "tool name \"a..b\" has an empty segment"),
+        (r#"{"tools":[{"name":"a"},{"name":"a"}]}"#, "tool \"a\" is registered twice"),
+        (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"path":"endswith-.json"}}}"#, ""),
+        (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"n":"<=abc"}}}"#, ""),
+        (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"n":"~5"}}}"#, ""),
+        (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"n":true}}}"#, ""),
+        (r#"{"tools":[{"name":"t"}],"constraints":{"nope":{"n":"<=1"}}}"#, ""),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"=~","value":1}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"<=","value":"1"}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"in","value":[]}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"matches","value":"("}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"","op":"exists"}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"exists","value":1}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"n","op":"<","value":1,"x":2}}]}"#,
+            "",
+        ),
+        (
+            r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t","constraints":{"param":"p","op":"pathWithin","value":"/a/../b"}}]}"#,
+            "",
+        ),
+        (r#"{"tools":[{"name":"t"}],"capabilities":[{"method":"t..*"}]}"#, ""),
+        (r#"{"tools":[{"name":"t","inputSchema":{"type":"nonsense"}}]}"#, ""),
+        (r#"{"tools":[{"name":"t","inputSchema":{"$ref":"https://example.com/s.json"}}]}"#, ""),
+    ] {
+        let spec: PolicySpec = serde_json::from_str(policy).unwrap();
+        let err = Policy::compile(spec).expect_err(policy);
+        if !message.is_empty() {
+            assert_eq!(err.message, message);
+        }
+    }
+    for unknown in [
+        r#"{"tool":[]}"#,
+        r#"{"capabilities":[{"method":"t","maxcalls":1}]}"#,
+        r#"{"capabilities":[{"method":"t","maxCalls":-1}]}"#,
+    ] {
+        assert!(serde_json::from_str::<PolicySpec>(unknown).is_err(), "{unknown}");
+    }
+}
