@@ -37,11 +37,113 @@ export interface Limits {
     outputBytes?: number;
     /** Largest script accepted, in UTF-8 bytes (`INVALID_CODE`). Default 1 MiB, 1 to 64 MiB. */
     codeBytes?: number;
+    /** Tool calls one run may make (`DENIED`, reason `run_budget`). Default 1000, 0 to 1000000. */
+    toolCalls?: number;
+    /** Time a tool may take to answer, in ms (`TOOL_TIMEOUT` in the guest). Default 30000. */
+    toolTimeoutMs?: number;
+    /** Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the guest). Default 1 MiB. */
+    toolResultBytes?: number;
+}
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+/** The function behind a tool: takes the validated argument object. */
+export type ToolExecute = (args: any, options: ToolExecuteOptions) => unknown;
+/** What a tool's `execute` receives beside its arguments. */
+export interface ToolExecuteOptions {
+    /** An id of this call, unique within the sandbox. */
+    toolCallId: string;
+    /** The tool's canonical name (`stripe.charges.create`). */
+    toolName: string;
+    /** Always empty: present for AI SDK tools, which expect it. */
+    messages: never[];
+}
+/** A tool definition (see {@link tool}). */
+export interface ToolDefinition {
+    /** Segments of `[A-Za-z0-9_-]` joined by `.` or `/` (`stripe.charges.create`), at most 128 bytes. */
+    name: string;
+    description?: string;
+    /** JSON Schema of the argument object, a Zod 4 schema, or an AI SDK `jsonSchema()`. */
+    inputSchema?: unknown;
+    execute: ToolExecute;
+}
+/** A tool in a record: a function, or a definition without its name (AI SDK tools fit). */
+export type ToolEntry = ToolExecute | Omit<ToolDefinition, "name">;
+/** One constraint (long form); see the README for the operators. */
+export type Constraint = {
+    param: string;
+    op: "<" | "<=" | ">" | ">=" | "==" | "!=";
+    value: number;
+} | {
+    param: string;
+    op: "in" | "notIn" | "not_in";
+    value: (string | number | boolean | null)[];
+} | {
+    param: string;
+    op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within";
+    value: string;
+} | {
+    param: string;
+    op: "exists" | "absent";
+} | {
+    and: Constraint[];
+} | {
+    or: Constraint[];
+} | {
+    not: Constraint;
+};
+/** A grant: which tools, under which constraints, how often. */
+export interface Capability {
+    /** `stripe.charges.create`, `stripe.charges.*` (exactly one segment), `stripe.**` (zero or more). */
+    method: string;
+    /** One constraint or an array (all must hold). */
+    constraints?: Constraint | Constraint[];
+    /** Calls this capability may allow over the sandbox's life. */
+    maxCalls?: number;
+    /** The only top-level parameters a call may pass. */
+    params?: string[];
+    /** Ask `approve` before each call this capability allows. */
+    requireApproval?: boolean;
+}
+/** A call as `approve` sees it. */
+export interface ToolCallRequest {
+    tool: string;
+    args: Record<string, unknown>;
+}
+/** One entry of {@link RunResult.toolCalls}. */
+export interface ToolCallRecord {
+    /** Canonical name, or the name as the guest wrote it when it is unknown. */
+    tool: string;
+    /** The validated arguments, or the guest's text when they did not parse. */
+    args: unknown;
+    decision: "allowed" | "denied";
+    /** Why it was denied: `unknown_tool`, `not_granted`, `invalid_arguments`, `schema`,
+     * `parameter_not_allowed`, `constraint`, `budget`, `run_budget`, `approval`. */
+    reason?: string;
+    /** The error code the guest saw, when the call did not succeed. */
+    code?: string;
+    message?: string;
+    durationMs: number;
+    /** Bytes of the JSON result. */
+    resultBytes?: number;
 }
 /** Options of {@link Sandbox.create}. */
 export interface SandboxOptions {
     limits?: Limits;
+    /** Tools the guest may call: an array of {@link tool} definitions or a record of name → function/definition. */
+    tools?: ToolDefinition[] | Record<string, ToolEntry>;
+    /** Grants, checked in order; the first that allows a call is charged. Default: nothing is granted. */
+    capabilities?: Capability[];
+    /** amla-sandbox's short form: `{ transfer_money: { amount: "<=1000", currency: ["USD", "EUR"] } }`; grants each named tool. */
+    constraints?: Record<string, Record<string, string | number | (string | number | boolean | null)[]>>;
+    /** amla-sandbox's short form: `{ transfer_money: 10 }`; grants each named tool. */
+    maxCalls?: Record<string, number>;
+    /** Decides calls of capabilities with `requireApproval`; only `true` lets them proceed. */
+    approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
+    /** Sees every tool call as it is decided (allowed calls once they completed). */
+    onToolCall?: (record: ToolCallRecord) => void;
 }
+/** Defines a tool. */
+export declare function tool(definition: ToolDefinition): ToolDefinition;
 /** Languages a sandbox runs. */
 export type Language = "javascript";
 /** Options of {@link Sandbox.run}. */
@@ -85,6 +187,8 @@ export interface RunResult {
     value: string | undefined;
     /** The uncaught exception, when `exitCode` is 1. */
     error: ScriptError | undefined;
+    /** Every tool call of the run, allowed or denied, in the order made. */
+    toolCalls: ToolCallRecord[];
     stats: RunStats;
 }
 /** Stable codes of {@link CordonError}. */
@@ -93,6 +197,7 @@ export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LI
 export interface PartialResult {
     stdout: string;
     stderr: string;
+    toolCalls: ToolCallRecord[];
     stats: RunStats;
 }
 /** An error of the sandbox itself: a limit, bad input, cancellation, closing. */

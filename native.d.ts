@@ -16,8 +16,11 @@ export declare class NativeCancel {
 }
 
 export declare class NativeSandbox {
-  /** Creates a sandbox (compiling or loading the guest on first use). */
-  static create(limits?: BindingLimits | undefined | null): Promise<NativeSandbox>
+  /**
+   * Creates a sandbox (compiling or loading the guest on first use).
+   * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
+   */
+  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
   /** Runs code; never rejects for a sandbox failure (see `failureCode`). */
   run(code: string, language: string, cancel: NativeCancel): Promise<BindingRunResult>
   /** The effective limits, defaults filled in. */
@@ -32,6 +35,9 @@ export interface BindingLimits {
   memoryBytes?: number
   outputBytes?: number
   codeBytes?: number
+  toolCalls?: number
+  toolTimeoutMs?: number
+  toolResultBytes?: number
 }
 
 /** A run's report; `failure` is set when the sandbox ended the run. */
@@ -41,6 +47,7 @@ export interface BindingRunResult {
   stderr: string
   value?: string
   error?: BindingScriptError
+  toolCalls: Array<BindingToolCall>
   stats: BindingStats
   failureCode?: string
   failureMessage?: string
@@ -59,4 +66,17 @@ export interface BindingStats {
   stdoutTruncated: boolean
   stderrTruncated: boolean
   instanceRestarted: boolean
+}
+
+/** One entry of a run's tool-call log. */
+export interface BindingToolCall {
+  tool: string
+  /** Arguments as JSON text. */
+  args: string
+  decision: string
+  reason?: string
+  code?: string
+  message?: string
+  durationMs: number
+  resultBytes?: number
 }

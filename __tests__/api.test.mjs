@@ -155,6 +155,9 @@ test("malformed limits are refused at create()", async () => {
     { memoryBytes: 2 ** 53 },
     { outputBytes: 0 },
     { codeBytes: 1e9 },
+    { toolCalls: -1 },
+    { toolTimeoutMs: 0 },
+    { toolResultBytes: NaN },
     { unknown: 1 },
   ];
   for (const limits of bad) {
@@ -170,6 +173,9 @@ test("malformed limits are refused at create()", async () => {
     memoryBytes: 64 * 1024 * 1024,
     outputBytes: 1024 * 1024,
     codeBytes: 1024 * 1024,
+    toolCalls: 1000,
+    toolTimeoutMs: 30000,
+    toolResultBytes: 1024 * 1024,
   });
   await sb.close();
 });

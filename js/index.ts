@@ -41,11 +41,111 @@ export interface Limits {
   outputBytes?: number;
   /** Largest script accepted, in UTF-8 bytes (`INVALID_CODE`). Default 1 MiB, 1 to 64 MiB. */
   codeBytes?: number;
+  /** Tool calls one run may make (`DENIED`, reason `run_budget`). Default 1000, 0 to 1000000. */
+  toolCalls?: number;
+  /** Time a tool may take to answer, in ms (`TOOL_TIMEOUT` in the guest). Default 30000. */
+  toolTimeoutMs?: number;
+  /** Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the guest). Default 1 MiB. */
+  toolResultBytes?: number;
+}
+
+/** A JSON Schema object. */
+export type JsonSchema = Record<string, unknown>;
+
+/** The function behind a tool: takes the validated argument object. */
+export type ToolExecute = (args: any, options: ToolExecuteOptions) => unknown;
+
+/** What a tool's `execute` receives beside its arguments. */
+export interface ToolExecuteOptions {
+  /** An id of this call, unique within the sandbox. */
+  toolCallId: string;
+  /** The tool's canonical name (`stripe.charges.create`). */
+  toolName: string;
+  /** Always empty: present for AI SDK tools, which expect it. */
+  messages: never[];
+}
+
+/** A tool definition (see {@link tool}). */
+export interface ToolDefinition {
+  /** Segments of `[A-Za-z0-9_-]` joined by `.` or `/` (`stripe.charges.create`), at most 128 bytes. */
+  name: string;
+  description?: string;
+  /** JSON Schema of the argument object, a Zod 4 schema, or an AI SDK `jsonSchema()`. */
+  inputSchema?: unknown;
+  execute: ToolExecute;
+}
+
+/** A tool in a record: a function, or a definition without its name (AI SDK tools fit). */
+export type ToolEntry = ToolExecute | Omit<ToolDefinition, "name">;
+
+/** One constraint (long form); see the README for the operators. */
+export type Constraint =
+  | { param: string; op: "<" | "<=" | ">" | ">=" | "==" | "!="; value: number }
+  | { param: string; op: "in" | "notIn" | "not_in"; value: (string | number | boolean | null)[] }
+  | { param: string; op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within"; value: string }
+  | { param: string; op: "exists" | "absent" }
+  | { and: Constraint[] }
+  | { or: Constraint[] }
+  | { not: Constraint };
+
+/** A grant: which tools, under which constraints, how often. */
+export interface Capability {
+  /** `stripe.charges.create`, `stripe.charges.*` (exactly one segment), `stripe.**` (zero or more). */
+  method: string;
+  /** One constraint or an array (all must hold). */
+  constraints?: Constraint | Constraint[];
+  /** Calls this capability may allow over the sandbox's life. */
+  maxCalls?: number;
+  /** The only top-level parameters a call may pass. */
+  params?: string[];
+  /** Ask `approve` before each call this capability allows. */
+  requireApproval?: boolean;
+}
+
+/** A call as `approve` sees it. */
+export interface ToolCallRequest {
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** One entry of {@link RunResult.toolCalls}. */
+export interface ToolCallRecord {
+  /** Canonical name, or the name as the guest wrote it when it is unknown. */
+  tool: string;
+  /** The validated arguments, or the guest's text when they did not parse. */
+  args: unknown;
+  decision: "allowed" | "denied";
+  /** Why it was denied: `unknown_tool`, `not_granted`, `invalid_arguments`, `schema`,
+   * `parameter_not_allowed`, `constraint`, `budget`, `run_budget`, `approval`. */
+  reason?: string;
+  /** The error code the guest saw, when the call did not succeed. */
+  code?: string;
+  message?: string;
+  durationMs: number;
+  /** Bytes of the JSON result. */
+  resultBytes?: number;
 }
 
 /** Options of {@link Sandbox.create}. */
 export interface SandboxOptions {
   limits?: Limits;
+  /** Tools the guest may call: an array of {@link tool} definitions or a record of name → function/definition. */
+  tools?: ToolDefinition[] | Record<string, ToolEntry>;
+  /** Grants, checked in order; the first that allows a call is charged. Default: nothing is granted. */
+  capabilities?: Capability[];
+  /** amla-sandbox's short form: `{ transfer_money: { amount: "<=1000", currency: ["USD", "EUR"] } }`; grants each named tool. */
+  constraints?: Record<string, Record<string, string | number | (string | number | boolean | null)[]>>;
+  /** amla-sandbox's short form: `{ transfer_money: 10 }`; grants each named tool. */
+  maxCalls?: Record<string, number>;
+  /** Decides calls of capabilities with `requireApproval`; only `true` lets them proceed. */
+  approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
+  /** Sees every tool call as it is decided (allowed calls once they completed). */
+  onToolCall?: (record: ToolCallRecord) => void;
+}
+
+/** Defines a tool. */
+export function tool(definition: ToolDefinition): ToolDefinition {
+  return definition;
 }
 
 /** Languages a sandbox runs. */
@@ -95,6 +195,8 @@ export interface RunResult {
   value: string | undefined;
   /** The uncaught exception, when `exitCode` is 1. */
   error: ScriptError | undefined;
+  /** Every tool call of the run, allowed or denied, in the order made. */
+  toolCalls: ToolCallRecord[];
   stats: RunStats;
 }
 
@@ -114,6 +216,7 @@ export type ErrorCode =
 export interface PartialResult {
   stdout: string;
   stderr: string;
+  toolCalls: ToolCallRecord[];
   stats: RunStats;
 }
 
@@ -132,12 +235,17 @@ export class CordonError extends Error {
   }
 }
 
-interface NativeLimits {
-  timeoutMs?: number;
-  cpuMs?: number;
-  memoryBytes?: number;
-  outputBytes?: number;
-  codeBytes?: number;
+type NativeLimits = { [K in (typeof LIMIT_KEYS)[number]]?: number };
+
+interface NativeToolCall {
+  tool: string;
+  args: string;
+  decision: string;
+  reason?: string | null;
+  code?: string | null;
+  message?: string | null;
+  durationMs: number;
+  resultBytes?: number | null;
 }
 
 interface NativeRunResult {
@@ -146,6 +254,7 @@ interface NativeRunResult {
   stderr: string;
   value?: string | null;
   error?: ScriptError | null;
+  toolCalls: NativeToolCall[];
   stats: RunStats;
   failureCode?: string | null;
   failureMessage?: string | null;
@@ -161,13 +270,32 @@ interface NativeSandbox {
   close(): void;
 }
 
+/** Serves the native side: a message is `<kind>\n<payload>`. */
+type Dispatch = (message: string) => Promise<string>;
+
 interface NativeModule {
-  NativeSandbox: { create(limits?: NativeLimits | null): Promise<NativeSandbox> };
+  NativeSandbox: {
+    create(
+      limits: NativeLimits | null,
+      policy: string | null,
+      dispatch: Dispatch | null,
+      recordHook: boolean | null,
+    ): Promise<NativeSandbox>;
+  };
   NativeCancel: new () => NativeCancel;
 }
 
-const LIMIT_KEYS = ["timeoutMs", "cpuMs", "memoryBytes", "outputBytes", "codeBytes"] as const;
-const SANDBOX_KEYS = ["limits"] as const;
+const LIMIT_KEYS = [
+  "timeoutMs",
+  "cpuMs",
+  "memoryBytes",
+  "outputBytes",
+  "codeBytes",
+  "toolCalls",
+  "toolTimeoutMs",
+  "toolResultBytes",
+] as const;
+const SANDBOX_KEYS = ["limits", "tools", "capabilities", "constraints", "maxCalls", "approve", "onToolCall"] as const;
 const RUN_KEYS = ["language", "signal"] as const;
 const LANGUAGES: readonly string[] = ["javascript"];
 
@@ -223,6 +351,28 @@ function isAbortSignal(v: unknown): v is AbortSignal {
   );
 }
 
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toRecord(raw: NativeToolCall): ToolCallRecord {
+  const record: ToolCallRecord = {
+    tool: raw.tool,
+    args: parseArgs(raw.args),
+    decision: raw.decision === "allowed" ? "allowed" : "denied",
+    durationMs: raw.durationMs,
+  };
+  if (raw.reason != null) record.reason = raw.reason;
+  if (raw.code != null) record.code = raw.code;
+  if (raw.message != null) record.message = raw.message;
+  if (raw.resultBytes != null) record.resultBytes = raw.resultBytes;
+  return record;
+}
+
 function toResult(raw: NativeRunResult): RunResult {
   return {
     exitCode: raw.exitCode,
@@ -230,8 +380,136 @@ function toResult(raw: NativeRunResult): RunResult {
     stderr: raw.stderr,
     value: raw.value ?? undefined,
     error: raw.error ?? undefined,
+    toolCalls: raw.toolCalls.map(toRecord),
     stats: raw.stats,
   };
+}
+
+// ---- tools ---------------------------------------------------------------
+
+interface NormalTool {
+  name: string;
+  description: string | undefined;
+  inputSchema: JsonSchema | undefined;
+  execute: ToolExecute;
+}
+
+/** Converts a schema to JSON Schema with its library's own exporter. */
+function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
+  if (schema === undefined || schema === null) return undefined;
+  if (typeof schema !== "object") {
+    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} must be an object`);
+  }
+  const s = schema as Record<string, any>;
+  // AI SDK `jsonSchema()` / `zodSchema()` wrap the JSON Schema.
+  if (s.jsonSchema && typeof s.jsonSchema === "object" && typeof s.jsonSchema.then !== "function") {
+    return s.jsonSchema as JsonSchema;
+  }
+  const std = s["~standard"];
+  if (std && typeof std === "object") {
+    // Standard JSON Schema (the interface newer validators implement).
+    if (std.jsonSchema && typeof std.jsonSchema.input === "function") {
+      return std.jsonSchema.input({ target: "draft-2020-12" }) as JsonSchema;
+    }
+    if (std.vendor === "zod" && s._zod) {
+      let z: { toJSONSchema?: (s: unknown, o?: unknown) => JsonSchema };
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        z = require("zod");
+      } catch {
+        throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod schema, but "zod" cannot be loaded`);
+      }
+      if (typeof z.toJSONSchema !== "function") {
+        throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)}: the installed zod has no toJSONSchema (zod 4 needed)`);
+      }
+      return z.toJSONSchema(schema, { io: "input" });
+    }
+    throw new CordonError(
+      "INVALID_OPTIONS",
+      `tool ${JSON.stringify(name)} has a ${String(std.vendor)} schema cordon cannot convert; pass JSON Schema, a Zod 4 schema or an AI SDK jsonSchema()`,
+    );
+  }
+  if (s._def) {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod 3 schema; use zod 4 or pass JSON Schema`);
+  }
+  return s as JsonSchema;
+}
+
+function normalTool(name: unknown, entry: unknown): NormalTool {
+  if (typeof name !== "string") {
+    throw new CordonError("INVALID_OPTIONS", `a tool name must be a string, got ${describe(name)}`);
+  }
+  if (typeof entry === "function") {
+    return { name, description: undefined, inputSchema: undefined, execute: entry as ToolExecute };
+  }
+  if (entry === null || typeof entry !== "object") {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} must be a function or { execute }, got ${describe(entry)}`);
+  }
+  const e = entry as Record<string, unknown>;
+  if (typeof e.execute !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has no execute function`);
+  }
+  if (e.description !== undefined && typeof e.description !== "string") {
+    throw new CordonError("INVALID_OPTIONS", `the description of tool ${JSON.stringify(name)} must be a string`);
+  }
+  return {
+    name,
+    description: e.description as string | undefined,
+    inputSchema: toJsonSchema(name, e.inputSchema ?? e.parameters),
+    execute: e.execute as ToolExecute,
+  };
+}
+
+function normalTools(tools: unknown): NormalTool[] {
+  if (tools === undefined) return [];
+  if (Array.isArray(tools)) {
+    return tools.map((t) => {
+      if (t === null || typeof t !== "object") {
+        throw new CordonError("INVALID_OPTIONS", `tools must hold tool() definitions, got ${describe(t)}`);
+      }
+      return normalTool((t as ToolDefinition).name, t);
+    });
+  }
+  if (!isPlainObject(tools)) {
+    throw new CordonError("INVALID_OPTIONS", `tools must be an array or a record, got ${describe(tools)}`);
+  }
+  return Object.entries(tools).map(([name, entry]) => normalTool(name, entry));
+}
+
+function errorText(e: unknown): string {
+  let text: string;
+  if (e instanceof Error) text = String(e.message);
+  else if (typeof e === "string") text = e;
+  else text = "the tool threw a value that is not an Error";
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** Encodes a tool's result for the native side: `o<json>` or `<code>\n<message>`. */
+function encodeResult(name: string, result: unknown, maxBytes: number): string {
+  const invalid = (what: string) => `TOOL_RESULT_INVALID\n${name} returned ${what}, which is not JSON data`;
+  if (result === undefined) return "onull";
+  switch (typeof result) {
+    case "function":
+      return invalid("a function");
+    case "symbol":
+      return invalid("a symbol");
+    case "bigint":
+      return invalid("a BigInt");
+    case "number":
+      if (!Number.isFinite(result)) return invalid(String(result));
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(result);
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : "";
+    return invalid(/circular/i.test(msg) ? "a value with a cycle" : /bigint/i.test(msg) ? "a value with a BigInt" : "a value");
+  }
+  if (json === undefined) return invalid("a value");
+  if (json.length > maxBytes || Buffer.byteLength(json, "utf8") > maxBytes) {
+    return `TOOL_RESULT_TOO_LARGE\n${name} returned more than ${maxBytes} bytes (limits.toolResultBytes)`;
+  }
+  return `o${json}`;
 }
 
 /**
@@ -256,13 +534,83 @@ export class Sandbox {
     }
     checkKeys("options", options, SANDBOX_KEYS);
     const limits = validateLimits(options.limits);
+    const tools = normalTools(options.tools);
+    const { capabilities, constraints, maxCalls, approve, onToolCall } = options;
+    if (capabilities !== undefined && !Array.isArray(capabilities)) {
+      throw new CordonError("INVALID_OPTIONS", `capabilities must be an array, got ${describe(capabilities)}`);
+    }
+    for (const [key, value] of [["constraints", constraints], ["maxCalls", maxCalls]] as const) {
+      if (value !== undefined && !isPlainObject(value)) {
+        throw new CordonError("INVALID_OPTIONS", `${key} must be a record of tool names, got ${describe(value)}`);
+      }
+    }
+    if (approve !== undefined && typeof approve !== "function") {
+      throw new CordonError("INVALID_OPTIONS", `approve must be a function, got ${describe(approve)}`);
+    }
+    if (onToolCall !== undefined && typeof onToolCall !== "function") {
+      throw new CordonError("INVALID_OPTIONS", `onToolCall must be a function, got ${describe(onToolCall)}`);
+    }
+    if (approve === undefined && capabilities?.some((c) => c && (c as Capability).requireApproval === true)) {
+      throw new CordonError("INVALID_OPTIONS", "a capability has requireApproval, but no approve function was given");
+    }
+    let policy: string | null = null;
+    let dispatch: Dispatch | null = null;
+    // Set from the effective limits once the sandbox exists (before any call).
+    let resultLimit = 0;
+    if (tools.length > 0 || capabilities?.length || constraints || maxCalls) {
+      policy = JSON.stringify({
+        tools: tools.map((t) => (t.inputSchema ? { name: t.name, inputSchema: t.inputSchema } : { name: t.name })),
+        capabilities: capabilities ?? [],
+        constraints: constraints ?? {},
+        maxCalls: maxCalls ?? {},
+      });
+      const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
+      let seq = 0;
+      dispatch = async (message) => {
+        const nl = message.indexOf("\n");
+        const kind = message.slice(0, nl);
+        const payload = message.slice(nl + 1);
+        if (kind === "record") {
+          try {
+            const raw = JSON.parse(payload) as NativeToolCall;
+            onToolCall?.(toRecord({ ...raw, args: raw.args }));
+          } catch {
+            // A hook that throws does not change the call.
+          }
+          return "";
+        }
+        let call: ToolCallRequest;
+        try {
+          call = JSON.parse(payload) as ToolCallRequest;
+        } catch {
+          return "TOOL_ERROR\nmalformed call";
+        }
+        if (kind === "approve") {
+          try {
+            return (await approve?.({ tool: call.tool, args: call.args })) === true ? "true" : "false";
+          } catch {
+            return "false";
+          }
+        }
+        const handler = handlers.get(call.tool);
+        if (!handler) return "TOOL_ERROR\nthe tool has no handler";
+        let result: unknown;
+        try {
+          result = await handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
+        } catch (e) {
+          return `TOOL_ERROR\n${errorText(e)}`;
+        }
+        return encodeResult(call.tool, result, resultLimit);
+      };
+    }
     let nativeSandbox: NativeSandbox;
     try {
-      nativeSandbox = await native.NativeSandbox.create(limits ?? null);
+      nativeSandbox = await native.NativeSandbox.create(limits ?? null, policy, dispatch, onToolCall !== undefined);
     } catch (err) {
       const e = err as { code?: string; message?: string };
       throw new CordonError(e.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", String(e.message ?? err));
     }
+    resultLimit = nativeSandbox.limits().toolResultBytes;
     return new Sandbox(nativeSandbox);
   }
 
@@ -327,6 +675,7 @@ export class Sandbox {
         throw new CordonError(raw.failureCode as ErrorCode, raw.failureMessage ?? raw.failureCode, {
           stdout: raw.stdout,
           stderr: raw.stderr,
+          toolCalls: raw.toolCalls.map(toRecord),
           stats: raw.stats,
         });
       }

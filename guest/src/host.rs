@@ -6,6 +6,45 @@ use cordon_protocol::abi::{STREAM_STDERR, STREAM_STDOUT};
 extern "C" {
     #[link_name = "output"]
     fn host_output(stream: i32, ptr: *const u8, len: usize) -> i64;
+    #[link_name = "tool_call"]
+    fn host_tool_call(name: *const u8, name_len: usize, args: *const u8, args_len: usize) -> i32;
+    #[link_name = "wait"]
+    fn host_wait(timeout_ms: i64) -> i32;
+    #[link_name = "take"]
+    fn host_take(ptr: *mut u8, len: usize);
+}
+
+/// Starts a tool call; returns its id.
+pub fn tool_call(name: &str, args: &str) -> i32 {
+    // SAFETY: the host reads exactly the given lengths from buffers that
+    // outlive the call.
+    unsafe { host_tool_call(name.as_ptr(), name.len(), args.as_ptr(), args.len()) }
+}
+
+/// What `wait` found.
+pub enum Waited {
+    /// An encoded `ToolEvent`.
+    Event(Vec<u8>),
+    /// The timeout passed first.
+    Timeout,
+    /// Nothing is pending and there was no timeout.
+    Idle,
+}
+
+/// Waits for the next tool event, at most `timeout_ms` (-1: no timeout).
+pub fn wait(timeout_ms: i64) -> Waited {
+    // SAFETY: a plain call; the host returns a length or a status.
+    let len = unsafe { host_wait(timeout_ms) };
+    match usize::try_from(len) {
+        Ok(0) => Waited::Timeout,
+        Ok(len) => {
+            let mut buf = vec![0u8; len];
+            // SAFETY: `buf` has exactly `len` writable bytes.
+            unsafe { host_take(buf.as_mut_ptr(), len) };
+            Waited::Event(buf)
+        }
+        Err(_) => Waited::Idle,
+    }
 }
 
 /// An output stream of the run.

@@ -15,6 +15,6 @@ use cordon_protocol::{Language, RunOutcome, RunRequest};
 /// Runs one request to completion and returns how it ended.
 fn run(request: RunRequest) -> RunOutcome {
     match request.language {
-        Language::Javascript => js::run(&request.code, request.output_limit),
+        Language::Javascript => js::run(&request),
     }
 }

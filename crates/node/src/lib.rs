@@ -3,9 +3,24 @@
 //! validation, `CordonError`, the run queue) is TypeScript in `js/`; behaviour
 //! lives in `cordon-runtime`.
 
-use cordon_runtime::{CancelFlag, Language, Limits, RunFailure, RunReport, Sandbox};
-use napi::{Error, Result, Status};
+use std::sync::Arc;
+
+use cordon_runtime::{
+    policy::{Policy, PolicySpec},
+    BoxFuture, CancelFlag, Language, Limits, RunFailure, RunReport, Sandbox, ToolCallRecord, ToolFailure,
+    ToolHost, ToolInvocation, Tools,
+};
+use napi::{
+    bindgen_prelude::Promise,
+    threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
+    Error, Result, Status,
+};
 use napi_derive::napi;
+
+/// `(message) => Promise<string>`: the JavaScript side of tool calls
+/// (`js/index.ts`). A message is `<kind>\n<payload>`, kind `call`,
+/// `approve` or `record`.
+type Dispatch = ThreadsafeFunction<String, Promise<String>, String, Status, false, true>;
 
 /// Limits as JavaScript numbers; `js/` validates them first, this checks again.
 #[napi(object)]
@@ -15,6 +30,23 @@ pub struct BindingLimits {
     pub memory_bytes: Option<f64>,
     pub output_bytes: Option<f64>,
     pub code_bytes: Option<f64>,
+    pub tool_calls: Option<f64>,
+    pub tool_timeout_ms: Option<f64>,
+    pub tool_result_bytes: Option<f64>,
+}
+
+/// One entry of a run's tool-call log.
+#[napi(object)]
+pub struct BindingToolCall {
+    pub tool: String,
+    /// Arguments as JSON text.
+    pub args: String,
+    pub decision: String,
+    pub reason: Option<String>,
+    pub code: Option<String>,
+    pub message: Option<String>,
+    pub duration_ms: f64,
+    pub result_bytes: Option<f64>,
 }
 
 #[napi(object)]
@@ -42,6 +74,7 @@ pub struct BindingRunResult {
     pub stderr: String,
     pub value: Option<String>,
     pub error: Option<BindingScriptError>,
+    pub tool_calls: Vec<BindingToolCall>,
     pub stats: BindingStats,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
@@ -70,6 +103,9 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
         memory_bytes: limit("memoryBytes", l.memory_bytes, d.memory_bytes)?,
         output_bytes: limit("outputBytes", l.output_bytes, d.output_bytes)?,
         code_bytes: limit("codeBytes", l.code_bytes, d.code_bytes)?,
+        tool_calls: limit("toolCalls", l.tool_calls, d.tool_calls)?,
+        tool_timeout_ms: limit("toolTimeoutMs", l.tool_timeout_ms, d.tool_timeout_ms)?,
+        tool_result_bytes: limit("toolResultBytes", l.tool_result_bytes, d.tool_result_bytes)?,
     })
 }
 
@@ -81,6 +117,7 @@ fn from_report(report: RunReport, failure: Option<(String, String)>) -> BindingR
         stderr: report.stderr,
         value: report.value,
         error: report.error.map(|e| BindingScriptError { name: e.name, message: e.message, stack: e.stack }),
+        tool_calls: report.tool_calls.into_iter().map(to_binding_call).collect(),
         stats: BindingStats {
             wall_ms: report.stats.wall_ms,
             cpu_ms: report.stats.cpu_ms,
@@ -102,9 +139,92 @@ fn from_failure(failure: RunFailure) -> BindingRunResult {
         stderr: String::new(),
         value: None,
         error: None,
+        tool_calls: Vec::new(),
         stats: Default::default(),
     });
     from_report(report, Some((code, failure.message)))
+}
+
+fn to_binding_call(r: ToolCallRecord) -> BindingToolCall {
+    BindingToolCall {
+        tool: r.tool,
+        args: r.args,
+        decision: r.decision.to_string(),
+        reason: r.reason,
+        code: r.code,
+        message: r.message,
+        duration_ms: r.duration_ms,
+        result_bytes: r.result_bytes.map(|b| b as f64),
+    }
+}
+
+/// Tool calls served by JavaScript through one threadsafe function.
+struct NodeTools {
+    dispatch: Dispatch,
+    record_hook: bool,
+}
+
+impl NodeTools {
+    /// Calls the dispatcher now (not when the future is first polled), so
+    /// tools run while the guest goes on.
+    fn send(&self, kind: &str, payload: String) -> BoxFuture<Option<String>> {
+        let (tx, rx) = tokio::sync::oneshot::channel::<Promise<String>>();
+        let status = self.dispatch.call_with_return_value(
+            format!("{kind}\n{payload}"),
+            ThreadsafeFunctionCallMode::NonBlocking,
+            move |ret: Result<Promise<String>>, _env| {
+                if let Ok(promise) = ret {
+                    let _ = tx.send(promise);
+                }
+                Ok(())
+            },
+        );
+        Box::pin(async move {
+            if status != Status::Ok {
+                return None;
+            }
+            rx.await.ok()?.await.ok()
+        })
+    }
+}
+
+fn call_payload(call: &ToolInvocation) -> String {
+    format!("{{\"tool\":{},\"args\":{}}}", serde_json::Value::from(call.name.as_str()), call.args_json)
+}
+
+impl ToolHost for NodeTools {
+    fn call(&self, call: ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
+        let reply = self.send("call", call_payload(&call));
+        Box::pin(async move {
+            // The dispatcher answers "o<json>" or "<code>\n<message>".
+            let Some(reply) = reply.await else {
+                return Err(ToolFailure::Failed("the tool could not be reached".into()));
+            };
+            if let Some(json) = reply.strip_prefix('o') {
+                return Ok(json.to_owned());
+            }
+            let (code, message) = reply.split_once('\n').unwrap_or(("TOOL_ERROR", reply.as_str()));
+            Err(match code {
+                "TOOL_RESULT_INVALID" => ToolFailure::InvalidResult(message.to_owned()),
+                "TOOL_RESULT_TOO_LARGE" => ToolFailure::TooLarge(message.to_owned()),
+                _ => ToolFailure::Failed(message.to_owned()),
+            })
+        })
+    }
+
+    fn approve(&self, call: ToolInvocation) -> BoxFuture<bool> {
+        let reply = self.send("approve", call_payload(&call));
+        Box::pin(async move { reply.await.as_deref() == Some("true") })
+    }
+
+    fn record(&self, record: &ToolCallRecord) {
+        if self.record_hook {
+            if let Ok(json) = serde_json::to_string(record) {
+                let _ =
+                    self.dispatch.call(format!("record\n{json}"), ThreadsafeFunctionCallMode::NonBlocking);
+            }
+        }
+    }
 }
 
 /// Cancels one run (wired to an `AbortSignal` by `js/`).
@@ -135,10 +255,32 @@ pub struct NativeSandbox {
 #[napi]
 impl NativeSandbox {
     /// Creates a sandbox (compiling or loading the guest on first use).
+    /// `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
     #[napi(factory)]
-    pub async fn create(limits: Option<BindingLimits>) -> Result<NativeSandbox> {
+    pub async fn create(
+        limits: Option<BindingLimits>,
+        policy: Option<String>,
+        dispatch: Option<Dispatch>,
+        record_hook: Option<bool>,
+    ) -> Result<NativeSandbox> {
         let limits = to_limits(limits)?;
-        match Sandbox::new(limits) {
+        let tools = match (policy, dispatch) {
+            (Some(policy), Some(dispatch)) => {
+                let spec: PolicySpec = serde_json::from_str(&policy)
+                    .map_err(|e| invalid(format!("invalid tools or capabilities: {e}")))?;
+                let policy = Policy::compile(spec).map_err(|e| invalid(e.message))?;
+                Some(Tools {
+                    policy: Arc::new(policy),
+                    host: Arc::new(NodeTools { dispatch, record_hook: record_hook.unwrap_or(false) }),
+                })
+            }
+            _ => None,
+        };
+        let created = match tools {
+            Some(tools) => Sandbox::with_tools(limits, tools),
+            None => Sandbox::new(limits),
+        };
+        match created {
             Ok(inner) => Ok(NativeSandbox { inner }),
             Err(failure) => Err(Error::new(
                 if failure.code == cordon_runtime::ErrorCode::InvalidOptions {
@@ -178,6 +320,9 @@ impl NativeSandbox {
             memory_bytes: Some(l.memory_bytes as f64),
             output_bytes: Some(l.output_bytes as f64),
             code_bytes: Some(l.code_bytes as f64),
+            tool_calls: Some(l.tool_calls as f64),
+            tool_timeout_ms: Some(l.tool_timeout_ms as f64),
+            tool_result_bytes: Some(l.tool_result_bytes as f64),
         }
     }
 

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cordon_protocol::{decode, encode, Language, RunRequest};
-//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024 };
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![] };
 //! let bytes = encode(&req).unwrap();
 //! let back: RunRequest = decode(&bytes).unwrap();
 //! assert_eq!(back, req);
@@ -17,12 +17,25 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
     /// The module namespace of every cordon host import.
     pub const IMPORT_MODULE: &str = "cordon";
+    /// Host import `tool_call(name_ptr, name_len, args_ptr, args_len) -> i32`:
+    /// start a tool call (the host decides at once whether it is allowed) and
+    /// return its id. Its [`ToolEvent`](crate::ToolEvent) arrives through `wait`.
+    pub const IMPORT_TOOL_CALL: &str = "tool_call";
+    /// Host import `wait(timeout_ms: i64) -> i32` (asynchronous on the host):
+    /// wait for the next [`ToolEvent`](crate::ToolEvent), at most `timeout_ms`
+    /// (-1: no timeout). Returns the encoded event's length (read it with
+    /// `take`), 0 when the timeout passed, or -1 when no call is pending and
+    /// there is no timeout.
+    pub const IMPORT_WAIT: &str = "wait";
+    /// Host import `take(ptr: i32, len: i32)`: copy the event announced by
+    /// `wait` into the guest buffer `ptr..ptr+len`.
+    pub const IMPORT_TAKE: &str = "take";
     /// Host import `output(stream: i32, ptr: i32, len: i32) -> i64`: append
     /// UTF-8 text to a stream; returns the bytes the stream may still take,
     /// or -1 once the host has dropped text from it.
@@ -72,6 +85,30 @@ pub struct RunRequest {
     /// Bytes each output stream may hold in this run; the guest uses it to
     /// avoid formatting text the host would drop anyway.
     pub output_limit: u64,
+    /// Canonical names (`stripe.charges.create`) of the registered tools, for
+    /// the guest's bindings. Calling is still decided by the host.
+    pub tools: Vec<String>,
+}
+
+/// Host → guest: how one tool call ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolEvent {
+    /// The id `tool_call` returned.
+    pub id: u32,
+    pub result: ToolResult,
+}
+
+/// The result of a tool call, as data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ToolResult {
+    /// The tool's result as JSON text (already validated by the host).
+    Ok { json: String },
+    /// The call was refused or failed. `code` is stable (`DENIED`,
+    /// `TOOL_ERROR`, `TOOL_TIMEOUT`, `TOOL_RESULT_INVALID`,
+    /// `TOOL_RESULT_TOO_LARGE`); `reason` refines `DENIED`.
+    Error { code: String, reason: Option<String>, message: String },
 }
 
 /// Guest → host: how a script ended (when the guest itself did not trap).

@@ -2,15 +2,20 @@
 //! Golden encodings: a change here is a change of the host<->guest contract
 //! and needs a PROTOCOL_VERSION bump.
 
-use cordon_protocol::{decode, encode, Language, RunOutcome, RunRequest, ScriptError};
+use cordon_protocol::{decode, encode, Language, RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 
 #[test]
 fn run_request_encoding_is_stable() {
-    let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 7 };
+    let req = RunRequest {
+        language: Language::Javascript,
+        code: "return 1".into(),
+        output_limit: 7,
+        tools: vec!["stripe.charges.create".into()],
+    };
     let bytes = encode(&req).unwrap();
     assert_eq!(
         std::str::from_utf8(&bytes).unwrap(),
-        r#"{"language":"javascript","code":"return 1","output_limit":7}"#
+        r#"{"language":"javascript","code":"return 1","output_limit":7,"tools":["stripe.charges.create"]}"#
     );
     assert_eq!(decode::<RunRequest>(&bytes).unwrap(), req);
 }
@@ -36,10 +41,37 @@ fn run_outcome_encoding_is_stable() {
 
 #[test]
 fn unknown_fields_and_languages_are_rejected() {
-    assert!(decode::<RunRequest>(br#"{"language":"javascript","code":"","output_limit":1,"x":1}"#).is_err());
-    assert!(decode::<RunRequest>(br#"{"language":"python","code":"","output_limit":1}"#).is_err());
+    assert!(decode::<RunRequest>(
+        br#"{"language":"javascript","code":"","output_limit":1,"tools":[],"x":1}"#
+    )
+    .is_err());
+    assert!(decode::<RunRequest>(br#"{"language":"python","code":"","output_limit":1,"tools":[]}"#).is_err());
+    assert!(decode::<ToolEvent>(br#"{"id":1,"result":{"status":"maybe"}}"#).is_err());
     assert!(decode::<RunOutcome>(b"not json").is_err());
     assert_eq!(Language::parse("javascript"), Some(Language::Javascript));
     assert_eq!(Language::parse("python"), None);
     assert_eq!(Language::parse("JavaScript"), None);
+}
+
+#[test]
+fn tool_event_encoding_is_stable() {
+    let ok = ToolEvent { id: 3, result: ToolResult::Ok { json: "{\"a\":1}".into() } };
+    assert_eq!(
+        std::str::from_utf8(&encode(&ok).unwrap()).unwrap(),
+        r#"{"id":3,"result":{"status":"ok","json":"{\"a\":1}"}}"#
+    );
+    let denied = ToolEvent {
+        id: 4,
+        result: ToolResult::Error {
+            code: "DENIED".into(),
+            reason: Some("budget".into()),
+            message: "no".into(),
+        },
+    };
+    let bytes = encode(&denied).unwrap();
+    assert_eq!(
+        std::str::from_utf8(&bytes).unwrap(),
+        r#"{"id":4,"result":{"status":"error","code":"DENIED","reason":"budget","message":"no"}}"#
+    );
+    assert_eq!(decode::<ToolEvent>(&bytes).unwrap(), denied);
 }

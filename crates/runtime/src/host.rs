@@ -1,12 +1,15 @@
 //! The state a store carries for the host (`HostState`), the limits wasmtime
 //! consults (memory, epoch deadlines) and the `cordon` imports.
 
-use std::{sync::Arc, time::Instant};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use cordon_protocol::abi;
 use wasmtime::{Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut, UpdateDeadline};
 
-use crate::{cpu::CpuMeter, error::Stop, output::Captured, sandbox::CancelFlag, ErrorCode};
+use crate::{cpu::CpuMeter, error::Stop, output::Captured, sandbox::CancelFlag, tools::ToolState, ErrorCode};
 
 /// Per-store host state.
 pub(crate) struct HostState {
@@ -17,16 +20,18 @@ pub(crate) struct HostState {
     pub(crate) run: Option<RunControl>,
     /// Origin of the guest's monotonic clock.
     pub(crate) clock_origin: Instant,
+    pub(crate) tools: ToolState,
 }
 
 impl HostState {
-    pub(crate) fn new(memory_limit: usize) -> Self {
+    pub(crate) fn new(memory_limit: usize, tools: ToolState) -> Self {
         Self {
             limiter: MemoryLimiter { limit: memory_limit, hit: false },
             stdout: Captured::new(0),
             stderr: Captured::new(0),
             run: None,
             clock_origin: Instant::now(),
+            tools,
         }
     }
 
@@ -149,5 +154,73 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             Ok(state.write(stream, &text))
         },
     )?;
+    linker.func_wrap(
+        abi::IMPORT_MODULE,
+        abi::IMPORT_TOOL_CALL,
+        |mut caller: Caller<'_, HostState>, name_ptr: i32, name_len: i32, args_ptr: i32, args_len: i32| {
+            let memory =
+                memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
+            let (data, state) = memory.data_and_store_mut(&mut caller);
+            let (Some(name), Some(args)) = (
+                guest_range(name_ptr, name_len, data.len()).and_then(|r| data.get(r)),
+                guest_range(args_ptr, args_len, data.len()).and_then(|r| data.get(r)),
+            ) else {
+                return Err(wasmtime::Error::msg("tool call buffers outside guest memory"));
+            };
+            let id = state.tools.start(name, args);
+            Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
+        },
+    )?;
+    linker.func_wrap_async(
+        abi::IMPORT_MODULE,
+        abi::IMPORT_WAIT,
+        |mut caller: Caller<'_, HostState>, (timeout_ms,): (i64,)| {
+            Box::new(async move { wait(caller.data_mut(), timeout_ms).await })
+        },
+    )?;
+    linker.func_wrap(
+        abi::IMPORT_MODULE,
+        abi::IMPORT_TAKE,
+        |mut caller: Caller<'_, HostState>, ptr: i32, len: i32| {
+            let memory =
+                memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
+            let (data, state) = memory.data_and_store_mut(&mut caller);
+            let bytes = state.tools.taken.take().unwrap_or_default();
+            let dst = guest_range(ptr, len, data.len())
+                .and_then(|r| data.get_mut(r))
+                .filter(|dst| dst.len() == bytes.len())
+                .ok_or_else(|| wasmtime::Error::msg("take buffer does not match the announced event"))?;
+            dst.copy_from_slice(&bytes);
+            Ok(())
+        },
+    )?;
     Ok(())
+}
+
+/// The `wait` import: the next tool event, a timeout (0), or nothing to wait
+/// for (-1). The run's deadline and cancellation apply while waiting.
+async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
+    let event = match state.tools.next_ready() {
+        Some(event) => Some(event),
+        None if !state.tools.has_pending() && timeout_ms < 0 => return Ok(-1),
+        None => {
+            let (deadline, cancel) = match &state.run {
+                Some(run) => (run.deadline, run.cancel.clone()),
+                None => return Err(wasmtime::Error::msg("wait outside a run")),
+            };
+            let has_pending = state.tools.has_pending();
+            let timer = Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0));
+            tokio::select! {
+                event = state.tools.next_completed(), if has_pending => event,
+                () = tokio::time::sleep(timer), if timeout_ms >= 0 => None,
+                () = tokio::time::sleep_until(deadline.into()) => return Err(Stop(ErrorCode::Timeout).into()),
+                () = cancel.cancelled() => return Err(Stop(ErrorCode::Cancelled).into()),
+            }
+        }
+    };
+    let Some(event) = event else { return Ok(0) };
+    let bytes = cordon_protocol::encode(&event)?;
+    let len = i32::try_from(bytes.len())?;
+    state.tools.taken = Some(bytes);
+    Ok(len)
 }

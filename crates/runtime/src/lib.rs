@@ -25,9 +25,12 @@ mod limits;
 mod output;
 mod sandbox;
 mod ticker;
+mod tools;
 mod wasi;
 
+pub use cordon_policy as policy;
 pub use cordon_protocol::{Language, ScriptError};
 pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
 pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox};
+pub use tools::{BoxFuture, ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools};

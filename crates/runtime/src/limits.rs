@@ -22,6 +22,15 @@ pub struct Limits {
     pub output_bytes: u64,
     /// Largest script accepted, in UTF-8 bytes (`INVALID_CODE`). Default 1 MiB.
     pub code_bytes: u64,
+    /// Tool calls one run may make, allowed or not counted per capability
+    /// (`DENIED`, reason `run_budget`). Default 1000.
+    pub tool_calls: u64,
+    /// Time a tool may take to answer, in milliseconds (`TOOL_TIMEOUT` in the
+    /// guest). Default 30 000.
+    pub tool_timeout_ms: u64,
+    /// Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the
+    /// guest). Default 1 MiB.
+    pub tool_result_bytes: u64,
 }
 
 impl Default for Limits {
@@ -32,6 +41,9 @@ impl Default for Limits {
             memory_bytes: 64 * MIB,
             output_bytes: MIB,
             code_bytes: MIB,
+            tool_calls: 1000,
+            tool_timeout_ms: 30_000,
+            tool_result_bytes: MIB,
         }
     }
 }
@@ -41,6 +53,8 @@ pub(crate) const TIME_MS: (u64, u64) = (1, 3_600_000);
 pub(crate) const MEMORY_BYTES: (u64, u64) = (16 * MIB, 4096 * MIB);
 pub(crate) const OUTPUT_BYTES: (u64, u64) = (1, 256 * MIB);
 pub(crate) const CODE_BYTES: (u64, u64) = (1, 64 * MIB);
+pub(crate) const TOOL_CALLS: (u64, u64) = (0, 1_000_000);
+pub(crate) const TOOL_RESULT_BYTES: (u64, u64) = (1, 256 * MIB);
 
 impl Limits {
     /// Checks every limit against its range.
@@ -50,6 +64,9 @@ impl Limits {
         check("memoryBytes", self.memory_bytes, MEMORY_BYTES)?;
         check("outputBytes", self.output_bytes, OUTPUT_BYTES)?;
         check("codeBytes", self.code_bytes, CODE_BYTES)?;
+        check("toolCalls", self.tool_calls, TOOL_CALLS)?;
+        check("toolTimeoutMs", self.tool_timeout_ms, TIME_MS)?;
+        check("toolResultBytes", self.tool_result_bytes, TOOL_RESULT_BYTES)?;
         Ok(())
     }
 }

@@ -8,7 +8,9 @@ use std::{
     time::{Duration, Instant},
 };
 
+use cordon_policy::Budgets;
 use cordon_protocol::{abi, decode, encode, Language, RunOutcome, RunRequest, ScriptError};
+use tokio::sync::Notify;
 use wasmtime::{Memory, Store, Trap, TypedFunc};
 
 use crate::{
@@ -18,13 +20,20 @@ use crate::{
     host::{self, HostState, RunControl},
     output::Captured,
     ticker,
+    tools::{ToolCallRecord, ToolLimits, ToolState, Tools},
     wasi::ProcExit,
     ErrorCode, Limits, RunFailure,
 };
 
+#[derive(Debug, Default)]
+struct CancelInner {
+    flag: AtomicBool,
+    notify: Notify,
+}
+
 /// Cancels a run from another thread (an `AbortSignal`, `close()`).
 #[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
+pub struct CancelFlag(Arc<CancelInner>);
 
 impl CancelFlag {
     pub fn new() -> Self {
@@ -32,11 +41,19 @@ impl CancelFlag {
     }
 
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.flag.store(true, Ordering::SeqCst);
+        self.0.notify.notify_one();
     }
 
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.flag.load(Ordering::SeqCst)
+    }
+
+    /// Resolves once [`cancel`](Self::cancel) was called.
+    pub(crate) async fn cancelled(&self) {
+        while !self.is_cancelled() {
+            self.0.notify.notified().await;
+        }
     }
 }
 
@@ -51,6 +68,8 @@ pub struct RunReport {
     pub value: Option<String>,
     /// The uncaught exception.
     pub error: Option<ScriptError>,
+    /// Every tool call of the run, allowed or denied, in the order made.
+    pub tool_calls: Vec<ToolCallRecord>,
     pub stats: RunStats,
 }
 
@@ -91,6 +110,9 @@ struct Slot {
 pub struct Sandbox {
     limits: Limits,
     slot: Mutex<Slot>,
+    tools: Option<Tools>,
+    /// Capability budgets: they outlive runs and instance restarts.
+    budgets: Arc<Mutex<Budgets>>,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -125,9 +147,26 @@ impl Sandbox {
     /// Creates a sandbox after checking its limits. The guest is instantiated
     /// by the first run.
     pub fn new(limits: Limits) -> Result<Self, RunFailure> {
+        Self::build(limits, None)
+    }
+
+    /// Creates a sandbox whose guest may call `tools` as their policy allows.
+    pub fn with_tools(limits: Limits, tools: Tools) -> Result<Self, RunFailure> {
+        Self::build(limits, Some(tools))
+    }
+
+    fn build(limits: Limits, tools: Option<Tools>) -> Result<Self, RunFailure> {
         limits.validate()?;
         engine::shared()?;
-        Ok(Self { limits, slot: Mutex::new(Slot::default()) })
+        let budgets = match &tools {
+            Some(tools) => Budgets::new(&tools.policy),
+            None => Budgets::new(
+                &cordon_policy::Policy::compile(Default::default())
+                    .map_err(|e| RunFailure::new(ErrorCode::Internal, format!("empty policy: {e}")))?,
+            ),
+        };
+        let budgets = Arc::new(Mutex::new(budgets.with_run_max(limits.tool_calls)));
+        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets })
     }
 
     pub fn limits(&self) -> &Limits {
@@ -195,12 +234,18 @@ impl Sandbox {
             Some(guest) => guest,
             None => self.instantiate().await?,
         };
-        let request = RunRequest { language, code: code.to_owned(), output_limit: self.limits.output_bytes };
+        let request = RunRequest {
+            language,
+            code: code.to_owned(),
+            output_limit: self.limits.output_bytes,
+            tools: guest.store.data().tools.names(),
+        };
         let meter = Arc::new(CpuMeter::default());
         let result = self.call(&mut guest, &request, &meter, &cancel, started).await;
 
         let state = guest.store.data_mut();
         state.run = None;
+        let tool_calls = state.tools.end_run();
         let stdout = std::mem::take(&mut state.stdout);
         let stderr = std::mem::take(&mut state.stderr);
         let memory_hit = state.limiter.hit;
@@ -218,6 +263,7 @@ impl Sandbox {
             stderr: stderr.finish(),
             value: None,
             error: None,
+            tool_calls,
             stats,
         };
         match result {
@@ -241,7 +287,13 @@ impl Sandbox {
     async fn instantiate(&self) -> Result<Guest, RunFailure> {
         let shared = engine::shared()?;
         let memory_limit = usize::try_from(self.limits.memory_bytes).unwrap_or(usize::MAX);
-        let mut store = Store::new(&shared.engine, HostState::new(memory_limit));
+        let tool_limits = ToolLimits {
+            timeout: Duration::from_millis(self.limits.tool_timeout_ms),
+            result_bytes: usize::try_from(self.limits.tool_result_bytes).unwrap_or(usize::MAX),
+        };
+        let tools = self.tools.clone().map(|t| (t, Arc::clone(&self.budgets)));
+        let mut store =
+            Store::new(&shared.engine, HostState::new(memory_limit, ToolState::new(tools, tool_limits)));
         store.limiter(|state| &mut state.limiter);
         store.epoch_deadline_callback(host::on_epoch);
         store.set_epoch_deadline(1);
@@ -294,6 +346,7 @@ impl Sandbox {
         state.stdout = Captured::new(output_limit);
         state.stderr = Captured::new(output_limit);
         state.limiter.hit = false;
+        state.tools.begin_run();
         state.run = Some(RunControl {
             deadline: started + Duration::from_millis(self.limits.timeout_ms),
             cpu_limit_ns: self.limits.cpu_ms.saturating_mul(1_000_000),

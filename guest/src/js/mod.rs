@@ -1,16 +1,20 @@
 //! JavaScript through QuickJS: one runtime and context per instance, kept
 //! across runs so a sandbox behaves like a REPL session.
+//!
+//! A run evaluates the script as the body of an async function and then
+//! drives it: it drains QuickJS's job queue, and while the script's promise
+//! is pending it waits on the host for tool results and on its timers.
 
 use std::cell::RefCell;
 
-use cordon_protocol::{RunOutcome, ScriptError};
+use cordon_protocol::{decode, RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 use rquickjs::{
     promise::PromiseState, qjs, Context, Ctx, FromJs, Function, Object, Persistent, Promise, Runtime, Value,
 };
 
-use crate::host::{self, Stream};
+use crate::host::{self, Stream, Waited};
 
-/// The JavaScript half of the console and the value formatting helpers.
+/// The JavaScript half of the console, tools, timers and value formatting.
 const PRELUDE: &str = include_str!("prelude.js");
 /// The file name guest stack traces show for the script.
 const SCRIPT_NAME: &str = "main.js";
@@ -18,8 +22,10 @@ const SCRIPT_NAME: &str = "main.js";
 struct Engine {
     runtime: Runtime,
     context: Context,
-    /// `{ inspect, render, describe, setBudget }` from the prelude.
+    /// The helpers object the prelude returns.
     helpers: Persistent<Object<'static>>,
+    /// Tool names whose bindings are installed.
+    tools: Vec<String>,
 }
 
 thread_local! {
@@ -36,16 +42,22 @@ fn new_engine() -> Result<Engine, String> {
             host::write(stream, &text) as f64
         })
         .map_err(|e| e.to_string())?;
+        let call =
+            Function::new(ctx.clone(), |name: rquickjs::String<'_>, args: rquickjs::String<'_>| -> f64 {
+                let name = name.to_string().unwrap_or_default();
+                let args = args.to_string().unwrap_or_default();
+                f64::from(host::tool_call(&name, &args))
+            })
+            .map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object = install.call((write,)).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object = install.call((write, call)).map_err(|e| format!("prelude: {e}"))?;
         Ok(Persistent::save(&ctx, helpers))
     })?;
-    Ok(Engine { runtime, context, helpers })
+    Ok(Engine { runtime, context, helpers, tools: Vec::new() })
 }
 
-/// Runs `code` as the body of an async function (top-level `await` and
-/// `return` work) and drives its promise to the end.
-pub fn run(code: &str, output_limit: u64) -> RunOutcome {
+/// Runs one script to completion.
+pub fn run(request: &RunRequest) -> RunOutcome {
     ENGINE.with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.is_none() {
@@ -54,8 +66,8 @@ pub fn run(code: &str, output_limit: u64) -> RunOutcome {
                 Err(message) => return internal_error(message),
             }
         }
-        match slot.as_ref() {
-            Some(engine) => run_in(engine, code, output_limit),
+        match slot.as_mut() {
+            Some(engine) => run_in(engine, request),
             None => internal_error("no engine".into()),
         }
     })
@@ -69,13 +81,20 @@ fn internal_error(message: String) -> RunOutcome {
     }
 }
 
-fn run_in(engine: &Engine, code: &str, output_limit: u64) -> RunOutcome {
-    let promise = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
-        let helpers = restore(&ctx, &engine.helpers)?;
-        let set_budget: Function = helpers.get("setBudget").map_err(|e| internal_error(e.to_string()))?;
-        set_budget.call::<_, ()>((output_limit as f64,)).map_err(|e| internal_error(e.to_string()))?;
+fn helper<'js, T: FromJs<'js>>(helpers: &Object<'js>, name: &str) -> Result<T, RunOutcome> {
+    helpers.get(name).map_err(|e| internal_error(format!("helper {name}: {e}")))
+}
 
-        let function = match compile(&ctx, code) {
+fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
+    let tools_changed = engine.tools != request.tools;
+    let started = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
+        let helpers = restore(&ctx, &engine.helpers)?;
+        let begin: Function = helper(&helpers, "begin")?;
+        let tools: Option<Vec<String>> = tools_changed.then(|| request.tools.clone());
+        begin
+            .call::<_, ()>((request.output_limit as f64, tools))
+            .map_err(|e| internal_error(e.to_string()))?;
+        let function = match compile(&ctx, &request.code) {
             Ok(function) => function,
             Err(err) => return Err(thrown(&ctx, &helpers, caught(&ctx, err))),
         };
@@ -84,26 +103,91 @@ fn run_in(engine: &Engine, code: &str, output_limit: u64) -> RunOutcome {
             Err(err) => Err(thrown(&ctx, &helpers, caught(&ctx, err))),
         }
     });
-    let promise = match promise {
+    if tools_changed {
+        engine.tools = request.tools.clone();
+    }
+    let promise = match started {
         Ok(promise) => promise,
         Err(outcome) => return outcome,
     };
+    if let Err(outcome) = drive(engine, &promise) {
+        return outcome;
+    }
+    finish(engine, promise)
+}
 
-    // Drive the job queue until nothing is runnable.
+/// Runs jobs, timers and tool results until the script's promise settles or
+/// nothing can settle it any more.
+fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), RunOutcome> {
     loop {
-        match engine.runtime.execute_pending_job() {
-            Ok(true) => continue,
-            Ok(false) => break,
-            // An exception in a job was already delivered to its promise.
-            Err(_) => continue,
+        while let Ok(true) | Err(_) = engine.runtime.execute_pending_job() {}
+        // (pending tool calls, ms until the next timer or -1)
+        let (settled, pending, next_timer) = engine.context.with(|ctx| -> Result<_, RunOutcome> {
+            let helpers = restore(&ctx, &engine.helpers)?;
+            let promise = promise.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
+            let settled = !matches!(promise.state(), PromiseState::Pending);
+            let status: Function = helper(&helpers, "status")?;
+            let status: Vec<f64> = status.call(()).map_err(|e| internal_error(e.to_string()))?;
+            match status.as_slice() {
+                [pending, next] => Ok((settled, *pending, *next)),
+                _ => Err(internal_error("malformed status".into())),
+            }
+        })?;
+        if settled {
+            return Ok(());
+        }
+        if next_timer == 0.0 {
+            fire_timers(engine)?;
+            continue;
+        }
+        if pending == 0.0 && next_timer < 0.0 {
+            return Ok(());
+        }
+        let timeout = if next_timer < 0.0 { -1 } else { next_timer.ceil() as i64 };
+        match host::wait(timeout) {
+            Waited::Event(bytes) => deliver(engine, &bytes)?,
+            Waited::Timeout => fire_timers(engine)?,
+            Waited::Idle => return Ok(()),
         }
     }
+}
 
+fn fire_timers(engine: &Engine) -> Result<(), RunOutcome> {
+    engine.context.with(|ctx| {
+        let helpers = restore(&ctx, &engine.helpers)?;
+        let run: Function = helper(&helpers, "runTimers")?;
+        run.call::<_, ()>(()).map_err(|e| internal_error(e.to_string()))
+    })
+}
+
+fn deliver(engine: &Engine, bytes: &[u8]) -> Result<(), RunOutcome> {
+    let event: ToolEvent = decode(bytes).map_err(|e| internal_error(e.to_string()))?;
+    engine.context.with(|ctx| {
+        let helpers = restore(&ctx, &engine.helpers)?;
+        let settle: Function = helper(&helpers, "settle")?;
+        let result = match event.result {
+            ToolResult::Ok { json } => settle.call::<_, ()>((event.id, true, json, (), ())),
+            ToolResult::Error { code, reason, message } => {
+                settle.call::<_, ()>((event.id, false, message, code, reason))
+            }
+        };
+        result.map_err(|e| internal_error(e.to_string()))
+    })
+}
+
+fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome {
     engine.context.with(|ctx| -> RunOutcome {
         let helpers = match restore(&ctx, &engine.helpers) {
             Ok(helpers) => helpers,
             Err(outcome) => return outcome,
         };
+        // Calls and timers the script left behind end with the run; an
+        // exception thrown by a timer callback is the run's uncaught error.
+        let end: Result<Function, _> = helpers.get("end");
+        if let Ok(Some(thrown_by_timer)) = end.and_then(|f| f.call::<_, Option<rquickjs::Array>>(())) {
+            let value = thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+            return thrown(&ctx, &helpers, value);
+        }
         let promise = match promise.restore(&ctx) {
             Ok(promise) => promise,
             Err(e) => return internal_error(e.to_string()),
@@ -184,10 +268,9 @@ fn restore<'js>(ctx: &Ctx<'js>, helpers: &Persistent<Object<'static>>) -> Result
 
 /// Reports an uncaught exception: printed to stderr the way Node prints it,
 /// and returned as plain data.
-fn thrown<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>, value: Value<'js>) -> RunOutcome {
+fn thrown<'js>(_ctx: &Ctx<'js>, helpers: &Object<'js>, value: Value<'js>) -> RunOutcome {
     let describe: Result<Function, _> = helpers.get("describe");
     let parts = describe.and_then(|f| f.call::<_, Vec<String>>((value,)));
-    let _ = ctx;
     let (name, message, stack) = match parts.ok().as_deref() {
         Some([name, message, stack, printed]) => {
             host::write(Stream::Stderr, printed);

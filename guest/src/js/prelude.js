@@ -1,7 +1,13 @@
-// The guest's console and value formatting. Evaluated once per instance; the
-// returned helpers stay private to the guest's Rust side.
-(function install(write) {
+// The guest's console, tool bindings, timers and value formatting. Evaluated
+// once per instance; the returned helpers stay private to the guest's Rust
+// side. `write(stream, text)` and `call(name, argsJson)` are host imports.
+(function install(write, call) {
   "use strict";
+  // Intrinsics captured before any script can replace them.
+  const jsonStringify = JSON.stringify;
+  const jsonParse = JSON.parse;
+  const dateNow = Date.now;
+  const defineProperty = Object.defineProperty;
   const STDOUT = 1, STDERR = 2;
   // Bytes each stream may still take in this run, -1 once the host has cut it
   // (the host enforces the cap; this only keeps the guest from formatting
@@ -110,7 +116,7 @@
           case "s": return typeof a === "string" ? a : inspect(a, 1);
           case "d": case "i": { const n = typeof a === "bigint" ? a : Number(a); return typeof n === "bigint" ? `${n}n` : String(c === "i" ? Math.trunc(n) : n); }
           case "f": return String(Number(a));
-          case "j": try { return JSON.stringify(a); } catch { return "[Circular]"; }
+          case "j": try { return jsonStringify(a); } catch { return "[Circular]"; }
           case "c": return "";
           default: return inspect(a, 1);
         }
@@ -143,10 +149,161 @@
     warn: (...a) => emit(STDERR, a),
     error: (...a) => emit(STDERR, a),
   };
-  Object.defineProperty(globalThis, "console", { value: console, writable: true, configurable: true, enumerable: false });
+  const hidden = (target, name, value) =>
+    defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
+  hidden(globalThis, "console", console);
+
+  // ---- tools -------------------------------------------------------------
+
+  /** A tool call that was refused or failed; `code` is stable. */
+  class ToolError extends Error {
+    constructor(message, code, reason, tool) {
+      super(message);
+      // Raised from a host result, not from a line of the script.
+      this.stack = "";
+      this.name = "ToolError";
+      this.code = code;
+      if (reason) this.reason = reason;
+      if (tool) this.tool = tool;
+    }
+  }
+
+  const pending = new Map(); // id -> { resolve, reject, name }
+  const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+
+  function callTool(name, args, extra) {
+    if (typeof name !== "string") {
+      return Promise.reject(new TypeError(`a tool name must be a string, got ${kindOf(name)}`));
+    }
+    if (extra) {
+      return Promise.reject(
+        new TypeError(`${name} takes one object argument, like ${name}({ key: value }), not positional arguments`),
+      );
+    }
+    let text;
+    try {
+      text = jsonStringify(args === undefined ? {} : args);
+    } catch (e) {
+      return Promise.reject(new TypeError(`${name}: the arguments must be JSON data (${e && e.message})`));
+    }
+    if (typeof text !== "string") {
+      return Promise.reject(new TypeError(`${name} takes one object argument, like ${name}({ key: value })`));
+    }
+    const id = call(name, text);
+    return new Promise((resolve, reject) => pending.set(id, { resolve, reject, name }));
+  }
+
+  const namespaces = new WeakSet();
+  const bound = new WeakSet();
+  // Binds `a.b.c` as globalThis.a.b.c(args); a name that would replace
+  // something the script environment already has stays reachable through
+  // tools.call only.
+  function bind(name) {
+    const parts = name.split(".");
+    const last = parts.pop();
+    let target = globalThis;
+    for (const part of parts) {
+      let next = Object.prototype.hasOwnProperty.call(target, part) ? target[part] : undefined;
+      if (next === undefined) {
+        next = {};
+        namespaces.add(next);
+        hidden(target, part, next);
+      } else if (!namespaces.has(next)) {
+        return;
+      }
+      target = next;
+    }
+    if (Object.prototype.hasOwnProperty.call(target, last) && !bound.has(target[last])) return;
+    const fn = { [last](...a) { return callTool(name, a[0], a.length > 1); } }[last];
+    bound.add(fn);
+    hidden(target, last, fn);
+  }
+
+  const tools = {
+    /** Calls a tool by its name (`"stripe.charges.create"` or `"stripe/charges/create"`). */
+    call: (...a) => callTool(a[0], a[1], a.length > 2),
+    /** The registered tool names. */
+    list: () => [...registered],
+    ToolError,
+  };
+  let registered = [];
+  hidden(globalThis, "tools", tools);
+
+  // ---- timers ------------------------------------------------------------
+
+  const timers = new Map(); // id -> { due, fn, args, every }
+  let timerSeq = 0;
+  let uncaught; // [value] of an exception thrown by a timer callback
+  function schedule(fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new TypeError("the callback must be a function");
+    const delay = Math.max(0, Number(ms) || 0);
+    const id = ++timerSeq;
+    timers.set(id, { due: dateNow() + delay, fn, args, every: repeat ? Math.max(1, delay) : 0 });
+    return id;
+  }
+  hidden(globalThis, "setTimeout", (fn, ms, ...args) => schedule(fn, ms, args, false));
+  hidden(globalThis, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
+  hidden(globalThis, "clearTimeout", (id) => void timers.delete(id));
+  hidden(globalThis, "clearInterval", (id) => void timers.delete(id));
 
   return {
-    setBudget(n) { budget = [0, n, n]; },
+    // Called before each run: the output budget, and the tool names when they changed.
+    begin(n, names) {
+      budget = [0, n, n];
+      uncaught = undefined;
+      if (names) {
+        registered = names.slice();
+        for (const name of names) bind(name);
+      }
+    },
+    // [pending tool calls, ms until the next timer or -1]
+    status() {
+      if (uncaught) return [0, -1];
+      let next = -1;
+      if (timers.size) {
+        const now = dateNow();
+        for (const t of timers.values()) {
+          const left = Math.max(0, t.due - now);
+          if (next < 0 || left < next) next = left;
+        }
+      }
+      return [pending.size, next];
+    },
+    runTimers() {
+      const now = dateNow();
+      const due = [...timers].filter(([, t]) => t.due <= now).sort((a, b) => a[1].due - b[1].due || a[0] - b[0]);
+      for (const [id, t] of due) {
+        if (!timers.has(id)) continue;
+        if (t.every) t.due = now + t.every;
+        else timers.delete(id);
+        try {
+          t.fn(...t.args);
+        } catch (e) {
+          if (!uncaught) uncaught = [e];
+        }
+      }
+    },
+    settle(id, ok, payload, code, reason) {
+      const p = pending.get(id);
+      if (!p) return;
+      pending.delete(id);
+      if (!ok) return p.reject(new ToolError(payload, code, reason || undefined, p.name));
+      let value;
+      try {
+        value = jsonParse(payload);
+      } catch {
+        return p.reject(new ToolError(`${p.name}: the tool's result is not JSON`, "TOOL_RESULT_INVALID", undefined, p.name));
+      }
+      p.resolve(value);
+    },
+    // Calls and timers left behind end with the run.
+    end() {
+      pending.clear();
+      timers.clear();
+      const u = uncaught;
+      uncaught = undefined;
+      return u;
+    },
     // The top-level return value: strings as they are, anything else as JSON
     // (falling back to inspect for what JSON cannot express); also printed.
     render(value) {
@@ -154,7 +311,7 @@
       let text;
       if (typeof value === "string") text = value;
       else {
-        try { text = JSON.stringify(value); } catch { text = undefined; }
+        try { text = jsonStringify(value); } catch { text = undefined; }
         if (text === undefined) text = inspect(value);
       }
       emit(STDOUT, [text]);

@@ -1,0 +1,326 @@
+//! Tool calls from the guest: the policy decides at once (synchronously, so
+//! budgets are exact under any burst), allowed calls go to the [`ToolHost`]
+//! concurrently, and their results come back to the guest as events through
+//! the asynchronous `wait` import.
+
+use std::{
+    collections::VecDeque,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
+
+use cordon_policy::{parse_arguments, ArgLimits, Budgets, Decision, Policy};
+use cordon_protocol::{ToolEvent, ToolResult};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use serde::Serialize;
+
+/// A boxed, sendable future.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// An allowed call on its way to the tool: the canonical name and exactly
+/// the validated arguments, as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolInvocation {
+    pub name: String,
+    pub args_json: String,
+}
+
+/// How a tool failed, as reported by the host side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolFailure {
+    /// The tool threw or rejected (`TOOL_ERROR`); the message is shown to the guest.
+    Failed(String),
+    /// The tool returned something that is not JSON data (`TOOL_RESULT_INVALID`).
+    InvalidResult(String),
+    /// The result is larger than the limit (`TOOL_RESULT_TOO_LARGE`).
+    TooLarge(String),
+}
+
+/// The embedder's side of tool calls (the Node binding implements it).
+pub trait ToolHost: Send + Sync + 'static {
+    /// Runs an allowed call; resolves to the result as JSON text.
+    fn call(&self, call: ToolInvocation) -> BoxFuture<Result<String, ToolFailure>>;
+
+    /// Asks whether a call of a `requireApproval` capability may proceed.
+    /// The default refuses.
+    fn approve(&self, _call: ToolInvocation) -> BoxFuture<bool> {
+        Box::pin(async { false })
+    }
+
+    /// Sees every decided call (allowed calls once they completed).
+    fn record(&self, _record: &ToolCallRecord) {}
+}
+
+/// One entry of a run's audit log.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallRecord {
+    /// The canonical name, or the name as the guest wrote it when it is unknown.
+    pub tool: String,
+    /// The validated arguments (allowed calls) or the guest's text, cut at 1 KiB.
+    pub args: String,
+    /// `"allowed"` or `"denied"`.
+    pub decision: &'static str,
+    /// Why a call was denied (`constraint`, `budget`, ...).
+    pub reason: Option<String>,
+    /// The error code the guest saw, when the call did not succeed.
+    pub code: Option<String>,
+    /// The denial or failure message.
+    pub message: Option<String>,
+    pub duration_ms: f64,
+    /// Bytes of the JSON result, for calls that returned one.
+    pub result_bytes: Option<u64>,
+}
+
+/// Limits of tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ToolLimits {
+    pub(crate) timeout: Duration,
+    pub(crate) result_bytes: usize,
+}
+
+/// What a sandbox's calls are checked against and sent to.
+#[derive(Clone)]
+pub struct Tools {
+    pub policy: Arc<Policy>,
+    pub host: Arc<dyn ToolHost>,
+}
+
+struct Context {
+    tools: Tools,
+    budgets: Arc<Mutex<Budgets>>,
+    limits: ToolLimits,
+}
+
+type Completion = (u32, usize, ToolResult, Option<u64>);
+
+/// Per-store state of tool calls.
+pub(crate) struct ToolState {
+    context: Option<Context>,
+    next_id: u32,
+    ready: VecDeque<ToolEvent>,
+    pending: FuturesUnordered<BoxFuture<Completion>>,
+    /// The encoded event announced by the last `wait`.
+    pub(crate) taken: Option<Vec<u8>>,
+    /// The audit log: each record, when its call started, and whether it ended.
+    records: Vec<(ToolCallRecord, Instant, bool)>,
+}
+
+fn cut(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", text.get(..end).unwrap_or_default())
+}
+
+fn error(code: &str, reason: Option<&str>, message: String) -> ToolResult {
+    ToolResult::Error { code: code.to_owned(), reason: reason.map(str::to_owned), message }
+}
+
+impl ToolState {
+    pub(crate) fn new(tools: Option<(Tools, Arc<Mutex<Budgets>>)>, limits: ToolLimits) -> Self {
+        Self {
+            context: tools.map(|(tools, budgets)| Context { tools, budgets, limits }),
+            next_id: 0,
+            ready: VecDeque::new(),
+            pending: FuturesUnordered::new(),
+            taken: None,
+            records: Vec::new(),
+        }
+    }
+
+    /// Canonical names of the registered tools.
+    pub(crate) fn names(&self) -> Vec<String> {
+        self.context
+            .as_ref()
+            .map(|c| c.tools.policy.tool_names().map(|n| n.as_str().to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Starts a run: nothing pending, the per-run total reset.
+    pub(crate) fn begin_run(&mut self) {
+        self.end_run();
+        if let Some(context) = &self.context {
+            context.budgets.lock().unwrap_or_else(|e| e.into_inner()).start_run();
+        }
+    }
+
+    /// Ends a run: calls still pending are dropped (a late result goes
+    /// nowhere) and the audit log is handed over.
+    pub(crate) fn end_run(&mut self) -> Vec<ToolCallRecord> {
+        self.ready.clear();
+        self.pending = FuturesUnordered::new();
+        self.taken = None;
+        self.records
+            .drain(..)
+            .map(|(mut record, _, done)| {
+                if !done {
+                    record.code = Some("ABANDONED".into());
+                    record.message =
+                        Some("the run ended before the tool answered; its result was dropped".into());
+                }
+                record
+            })
+            .collect()
+    }
+
+    /// Whether any call is still waiting for its result.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.is_empty() || !self.ready.is_empty()
+    }
+
+    /// The next event that is already there.
+    pub(crate) fn next_ready(&mut self) -> Option<ToolEvent> {
+        self.ready.pop_front()
+    }
+
+    /// Waits for the next allowed call to complete.
+    pub(crate) async fn next_completed(&mut self) -> Option<ToolEvent> {
+        let (id, index, result, bytes) = self.pending.next().await?;
+        if let Some((record, started, done)) = self.records.get_mut(index) {
+            *done = true;
+            record.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+            record.result_bytes = bytes;
+            if let ToolResult::Error { code, reason, message } = &result {
+                record.code = Some(code.clone());
+                record.message = Some(message.clone());
+                if reason.as_deref() == Some("approval") {
+                    record.decision = "denied";
+                    record.reason = reason.clone();
+                }
+            }
+            if let Some(context) = &self.context {
+                context.tools.host.record(record);
+            }
+        }
+        Some(ToolEvent { id, result })
+    }
+
+    /// Decides a call and starts it when allowed; returns its id.
+    pub(crate) fn start(&mut self, name: &[u8], args: &[u8]) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        let started = Instant::now();
+        let raw_name = String::from_utf8_lossy(name);
+        let raw_args = String::from_utf8_lossy(args);
+        let deny = |state: &mut Self, tool: String, reason: &str, message: String| {
+            let record = ToolCallRecord {
+                tool,
+                args: cut(&raw_args, 1024),
+                decision: "denied",
+                reason: Some(reason.to_owned()),
+                code: Some("DENIED".into()),
+                message: Some(message.clone()),
+                duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+                result_bytes: None,
+            };
+            if let Some(context) = &state.context {
+                context.tools.host.record(&record);
+            }
+            state.records.push((record, started, true));
+            state.ready.push_back(ToolEvent { id, result: error("DENIED", Some(reason), message) });
+            id
+        };
+        let Some(context) = &self.context else {
+            let message = format!(
+                "unknown tool {}; this sandbox has no tools",
+                serde_json::Value::from(cut(&raw_name, 80))
+            );
+            return deny(self, cut(&raw_name, 128), "unknown_tool", message);
+        };
+        let decision = {
+            let mut budgets = context.budgets.lock().unwrap_or_else(|e| e.into_inner());
+            // A name that is not UTF-8 cannot be a tool name; checking the
+            // lossy form denies it the same way.
+            context.tools.policy.check(&raw_name, args, &mut budgets)
+        };
+        let allowed = match decision {
+            Decision::Allow(allowed) => allowed,
+            Decision::Deny(denial) => {
+                let tool = denial.tool.clone().unwrap_or_else(|| cut(&raw_name, 128));
+                return deny(self, tool, denial.reason.as_str(), denial.message);
+            }
+        };
+        let invocation = ToolInvocation {
+            name: allowed.name().as_str().to_owned(),
+            args_json: allowed.args().to_string(),
+        };
+        let index = self.records.len();
+        self.records.push((
+            ToolCallRecord {
+                tool: invocation.name.clone(),
+                args: invocation.args_json.clone(),
+                decision: "allowed",
+                reason: None,
+                code: None,
+                message: None,
+                duration_ms: 0.0,
+                result_bytes: None,
+            },
+            started,
+            false,
+        ));
+        let host = Arc::clone(&context.tools.host);
+        let budgets = Arc::clone(&context.budgets);
+        let limits = context.limits;
+        let future = async move {
+            if allowed.requires_approval() && !host.approve(invocation.clone()).await {
+                budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
+                let message = format!("{} denied: the host did not approve this call", invocation.name);
+                return (id, index, error("DENIED", Some("approval"), message), None);
+            }
+            let name = invocation.name.clone();
+            let result = match tokio::time::timeout(limits.timeout, host.call(invocation)).await {
+                Err(_) => error(
+                    "TOOL_TIMEOUT",
+                    None,
+                    format!(
+                        "{name} did not answer within {} ms (limits.toolTimeoutMs)",
+                        limits.timeout.as_millis()
+                    ),
+                ),
+                Ok(Err(ToolFailure::Failed(message))) => {
+                    error("TOOL_ERROR", None, format!("{name} failed: {message}"))
+                }
+                Ok(Err(ToolFailure::InvalidResult(message))) => error("TOOL_RESULT_INVALID", None, message),
+                Ok(Err(ToolFailure::TooLarge(message))) => error("TOOL_RESULT_TOO_LARGE", None, message),
+                Ok(Ok(json)) => checked_result(&name, json, limits.result_bytes),
+            };
+            let bytes = match &result {
+                ToolResult::Ok { json } => u64::try_from(json.len()).ok(),
+                ToolResult::Error { .. } => None,
+            };
+            (id, index, result, bytes)
+        };
+        self.pending.push(Box::pin(future));
+        id
+    }
+}
+
+/// A result crosses to the guest only as bounded, well-formed JSON data.
+fn checked_result(name: &str, json: String, max_bytes: usize) -> ToolResult {
+    if json.len() > max_bytes {
+        return error(
+            "TOOL_RESULT_TOO_LARGE",
+            None,
+            format!(
+                "{name} returned {} bytes, over the limit of {max_bytes} (limits.toolResultBytes)",
+                json.len()
+            ),
+        );
+    }
+    match parse_arguments(json.as_bytes(), ArgLimits { max_bytes, max_depth: 64 }) {
+        Ok(_) => ToolResult::Ok { json },
+        Err(why) => error(
+            "TOOL_RESULT_INVALID",
+            None,
+            format!("{name} returned a result that is not JSON data: {why}"),
+        ),
+    }
+}
