@@ -342,6 +342,34 @@ function validateLimits(limits: unknown): NativeLimits | undefined {
   return out;
 }
 
+/**
+ * Checks that `value` is JSON data as written: JSON.stringify would turn NaN
+ * into null and drop undefined and functions, and a dropped budget or
+ * constraint must be an error, never "unlimited".
+ */
+function checkJsonData(value: unknown, where: string, depth = 0): void {
+  if (depth > 64) throw new CordonError("INVALID_OPTIONS", `${where} is nested too deeply`);
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return;
+    case "number":
+      if (!Number.isFinite(value)) throw new CordonError("INVALID_OPTIONS", `${where} must be a finite number, got ${value}`);
+      return;
+    case "object":
+      if (value === null) return;
+      if (Array.isArray(value)) {
+        value.forEach((v, i) => checkJsonData(v, `${where}[${i}]`, depth + 1));
+        return;
+      }
+      if (!isPlainObject(value)) throw new CordonError("INVALID_OPTIONS", `${where} must be plain data, got ${describe(value)}`);
+      for (const [k, v] of Object.entries(value)) checkJsonData(v, `${where}.${k}`, depth + 1);
+      return;
+    default:
+      throw new CordonError("INVALID_OPTIONS", `${where} must be JSON data, got ${typeof value}`);
+  }
+}
+
 function isAbortSignal(v: unknown): v is AbortSignal {
   return (
     v !== null &&
@@ -557,6 +585,9 @@ export class Sandbox {
     let dispatch: Dispatch | null = null;
     // Set from the effective limits once the sandbox exists (before any call).
     let resultLimit = 0;
+    if (capabilities !== undefined) checkJsonData(capabilities, "capabilities");
+    if (constraints !== undefined) checkJsonData(constraints, "constraints");
+    if (maxCalls !== undefined) checkJsonData(maxCalls, "maxCalls");
     if (tools.length > 0 || capabilities?.length || constraints || maxCalls) {
       policy = JSON.stringify({
         tools: tools.map((t) => (t.inputSchema ? { name: t.name, inputSchema: t.inputSchema } : { name: t.name })),

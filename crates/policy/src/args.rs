@@ -22,16 +22,17 @@ impl Default for ArgLimits {
     }
 }
 
-/// Parses one JSON value strictly; the error is a message for the caller.
+/// Parses one JSON value strictly. The error completes a sentence such as
+/// "the arguments are …" (`not valid JSON: duplicate key "a" at line 1 column 9`).
 pub fn parse_arguments(bytes: &[u8], limits: ArgLimits) -> Result<Value, String> {
     if bytes.len() > limits.max_bytes {
-        return Err(format!("arguments are {} bytes, over the limit of {}", bytes.len(), limits.max_bytes));
+        return Err(format!("{} bytes, over the limit of {}", bytes.len(), limits.max_bytes));
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value = Strict { depth: 0, max_depth: limits.max_depth }
         .deserialize(&mut de)
-        .map_err(|e| format!("arguments are not valid JSON: {e}"))?;
-    de.end().map_err(|e| format!("arguments are not valid JSON: {e}"))?;
+        .map_err(|e| format!("not valid JSON: {e}"))?;
+    de.end().map_err(|e| format!("not valid JSON: {e}"))?;
     Ok(value)
 }
 

@@ -3,7 +3,7 @@
 
 use std::{collections::BTreeMap, fmt};
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 /// A policy that cannot be compiled: reported at `create()` as `INVALID_OPTIONS`.
@@ -46,7 +46,8 @@ pub struct CapabilitySpec {
     #[serde(default)]
     pub constraints: Option<Value>,
     /// Calls this capability may allow over the sandbox's life (until reset).
-    #[serde(default)]
+    /// `null` is an error, not "unlimited".
+    #[serde(default, deserialize_with = "present")]
     pub max_calls: Option<u64>,
     /// The only top-level parameters a call may pass.
     #[serde(default)]
@@ -54,6 +55,13 @@ pub struct CapabilitySpec {
     /// Ask the host's `approve` hook before each allowed call.
     #[serde(default)]
     pub require_approval: bool,
+}
+
+/// An optional field that, when present, must hold a value (`null` is an
+/// error rather than "absent": a NaN budget serialised by JavaScript arrives
+/// as `null` and must not mean "unlimited").
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(deserializer: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
 }
 
 /// Everything the policy is compiled from.

@@ -269,14 +269,26 @@ impl ToolState {
         let host = Arc::clone(&context.tools.host);
         let budgets = Arc::clone(&context.budgets);
         let limits = context.limits;
+        // Start the approval or the call now, not when the guest next
+        // waits: tools run while the guest goes on.
+        let deadline = tokio::time::Instant::now() + limits.timeout;
+        let approval = allowed.requires_approval().then(|| host.approve(invocation.clone()));
+        let call = approval.is_none().then(|| host.call(invocation.clone()));
         let future = async move {
-            if allowed.requires_approval() && !host.approve(invocation.clone()).await {
-                budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
-                let message = format!("{} denied: the host did not approve this call", invocation.name);
-                return (id, index, error("DENIED", Some("approval"), message), None);
-            }
             let name = invocation.name.clone();
-            let result = match tokio::time::timeout(limits.timeout, host.call(invocation)).await {
+            let call = match (approval, call) {
+                (_, Some(call)) => call,
+                (Some(approval), None) => {
+                    if !approval.await {
+                        budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
+                        let message = format!("{name} denied: the host did not approve this call");
+                        return (id, index, error("DENIED", Some("approval"), message), None);
+                    }
+                    host.call(invocation)
+                }
+                (None, None) => host.call(invocation),
+            };
+            let result = match tokio::time::timeout_at(deadline, call).await {
                 Err(_) => error(
                     "TOOL_TIMEOUT",
                     None,
@@ -317,10 +329,6 @@ fn checked_result(name: &str, json: String, max_bytes: usize) -> ToolResult {
     }
     match parse_arguments(json.as_bytes(), ArgLimits { max_bytes, max_depth: 64 }) {
         Ok(_) => ToolResult::Ok { json },
-        Err(why) => error(
-            "TOOL_RESULT_INVALID",
-            None,
-            format!("{name} returned a result that is not JSON data: {why}"),
-        ),
+        Err(why) => error("TOOL_RESULT_INVALID", None, format!("{name} returned a result that is {why}")),
     }
 }

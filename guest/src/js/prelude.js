@@ -173,7 +173,7 @@
 
   function callTool(name, args, extra) {
     if (typeof name !== "string") {
-      return Promise.reject(new TypeError(`a tool name must be a string, got ${kindOf(name)}`));
+      return Promise.reject(new TypeError(`invalid tool name: a tool name must be a string, got ${kindOf(name)}`));
     }
     if (extra) {
       return Promise.reject(
@@ -189,8 +189,23 @@
     if (typeof text !== "string") {
       return Promise.reject(new TypeError(`${name} takes one object argument, like ${name}({ key: value })`));
     }
+    return started(name, text);
+  }
+
+  function started(name, text) {
     const id = call(name, text);
     return new Promise((resolve, reject) => pending.set(id, { resolve, reject, name }));
+  }
+
+  // Sends JSON text exactly as given: the host parses and checks it.
+  function callRaw(name, text) {
+    if (typeof name !== "string") {
+      return Promise.reject(new TypeError(`invalid tool name: a tool name must be a string, got ${kindOf(name)}`));
+    }
+    if (typeof text !== "string") {
+      return Promise.reject(new TypeError(`${name}: tools.callRaw takes the arguments as JSON text`));
+    }
+    return started(name, text);
   }
 
   const namespaces = new WeakSet();
@@ -222,6 +237,8 @@
   const tools = {
     /** Calls a tool by its name (`"stripe.charges.create"` or `"stripe/charges/create"`). */
     call: (...a) => callTool(a[0], a[1], a.length > 2),
+    /** Calls a tool with arguments given as JSON text, passed to the host unchanged. */
+    callRaw: (name, json) => callRaw(name, json),
     /** The registered tool names. */
     list: () => [...registered],
     ToolError,

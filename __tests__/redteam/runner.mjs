@@ -1,0 +1,275 @@
+// Runs the public red-team cases of ../shared/redteam against the built
+// package and judges each by its `expect` block and the invariants of
+// shared/redteam/README.md. Used by redteam.security.test.mjs.
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Sandbox, CordonError } from "cordon";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const redteamDir = path.resolve(here, "../../../shared/redteam");
+export const configs = JSON.parse(readFileSync(path.join(redteamDir, "configs.json"), "utf8"));
+
+export function loadCategory(category) {
+  return JSON.parse(readFileSync(path.join(redteamDir, "cases", `${category}.json`), "utf8")).cases;
+}
+
+// A host file holding a secret that must never reach any output.
+const canaryDir = mkdtempSync(path.join(os.tmpdir(), "cordon-canary-"));
+export const CANARY = `CANARY-${randomBytes(12).toString("hex")}`;
+export const CANARY_PATH = path.join(canaryDir, "secret.txt");
+writeFileSync(CANARY_PATH, CANARY);
+process.env.REDTEAM_CANARY = CANARY;
+
+function substitute(text) {
+  return text
+    .replaceAll("__CANARY_PATH__", CANARY_PATH)
+    .replaceAll("__CANARY__", CANARY)
+    .replaceAll("__RUNNER_PATH__", fileURLToPath(import.meta.url))
+    .replaceAll("__RUNNER_CWD__", process.cwd())
+    .replaceAll("__HOST_TZ__", Intl.DateTimeFormat().resolvedOptions().timeZone);
+}
+
+/** Python-style inline flags (`(?i)`) to a JS RegExp. */
+export function regex(source) {
+  let flags = "";
+  const m = /^\(\?([a-z]+)\)/.exec(source);
+  if (m) {
+    flags = m[1].replace(/[^ims]/g, "");
+    source = source.slice(m[0].length);
+  }
+  return new RegExp(source, flags.includes("m") ? flags : `${flags}m`);
+}
+
+// Segment patterns as in capabilities: `*` one segment, `**` any number.
+export function matchesPattern(pattern, name) {
+  if (pattern === "*") return true;
+  const p = pattern.split(/[./]/);
+  const n = name.split(/[./]/);
+  const go = (i, j) => {
+    if (i === p.length) return j === n.length;
+    if (p[i] === "**") {
+      for (let k = j; k <= n.length; k++) if (go(i + 1, k)) return true;
+      return false;
+    }
+    if (j === n.length) return false;
+    return (p[i] === "*" || p[i] === n[j]) && go(i + 1, j + 1);
+  };
+  return go(0, 0);
+}
+
+function makeHandler(kind, method, records, state) {
+  const [name, arg] = kind.split(":");
+  const n = Number(arg);
+  return async (params) => {
+    records.push({ method, params: structuredClone(params) });
+    switch (name) {
+      case "echo":
+        return { ok: true, method, params };
+      case "count":
+        return ++state.count;
+      case "weather":
+        return { city: params?.city ?? null, tempC: 21, conditions: "clear" };
+      case "throw":
+        throw new Error(`boom from ${method} at ${fileURLToPath(import.meta.url)}`);
+      case "throw_nonerror":
+        throw { secret: CANARY, path: fileURLToPath(import.meta.url) };
+      case "never_resolves":
+        return new Promise(() => {});
+      case "slow":
+      case "late_resolve":
+        await new Promise((r) => setTimeout(r, n));
+        return { ok: true, late: name === "late_resolve" };
+      case "huge":
+        return "x".repeat(n);
+      case "bigint":
+        return { n: 10n };
+      case "cyclic": {
+        const o = { a: 1 };
+        o.self = o;
+        return o;
+      }
+      case "undefined":
+        return undefined;
+      case "function":
+        return () => CANARY;
+      case "nan":
+        return NaN;
+      case "host_object":
+        return process;
+      case "deep": {
+        let o = {};
+        for (let i = 0; i < n; i++) o = { o };
+        return o;
+      }
+      default:
+        throw new Error(`runner: unknown handler kind ${kind}`);
+    }
+  };
+}
+
+const LIMIT_MAP = {
+  cpu_ms: "cpuMs",
+  wall_ms: "timeoutMs",
+  memory_bytes: "memoryBytes",
+  output_bytes: "outputBytes",
+  tool_result_bytes: "toolResultBytes",
+  tool_timeout_ms: "toolTimeoutMs",
+  max_tool_calls_total: "toolCalls",
+};
+
+/** The cordon options for a case's profile and limits. */
+export function options(profileName, caseLimits, records, state) {
+  const profile = configs.profiles[profileName];
+  if (!profile) throw new Error(`runner: unknown profile ${profileName}`);
+  const limits = {};
+  for (const [k, v] of Object.entries({ ...configs.limits_default, ...caseLimits })) {
+    if (LIMIT_MAP[k] && v !== null) limits[LIMIT_MAP[k]] = v;
+  }
+  const tools = {};
+  for (const t of profile.tools) tools[t.name] = makeHandler(t.handler, t.name, records, state);
+  const capabilities = profile.capabilities.map((c) => {
+    const cap = { method: c.method };
+    if (c.constraints) cap.constraints = c.constraints;
+    if (c.max_calls !== undefined) cap.maxCalls = c.max_calls;
+    if (c.params_allowed) cap.params = c.params_allowed;
+    return cap;
+  });
+  return { limits, tools, capabilities };
+}
+
+// Strict parameters (shared/redteam/README.md) for one recorded call.
+export function strictViolation(profileName, record) {
+  const profile = configs.profiles[profileName];
+  const cap = profile.capabilities.find((c) => matchesPattern(c.method, record.method));
+  if (!cap) return `${record.method} ran without a capability`;
+  const p = record.params;
+  if (p === null || typeof p !== "object" || Array.isArray(p)) return "params are not an object";
+  if (cap.params_allowed) {
+    const extra = Object.keys(p).filter((k) => !cap.params_allowed.includes(k));
+    if (extra.length) return `params outside params_allowed: ${extra}`;
+  }
+  for (const c of cap.constraints ?? []) {
+    const v = p[c.param];
+    switch (c.op) {
+      case "<=": case "<": case ">=": case ">": case "==":
+        if (typeof v !== "number" || !Number.isFinite(v)) return `${c.param} is not a finite number`;
+        if (!{ "<=": v <= c.value, "<": v < c.value, ">=": v >= c.value, ">": v > c.value, "==": v === c.value }[c.op]) {
+          return `${c.param}=${v} breaks ${c.op} ${c.value}`;
+        }
+        break;
+      case "in":
+        if (!c.value.some((x) => typeof x === typeof v && x === v)) return `${c.param}=${JSON.stringify(v)} not in list`;
+        break;
+      case "starts_with":
+        if (typeof v !== "string" || !v.startsWith(c.value)) return `${c.param} does not start with ${c.value}`;
+        if (c.value.startsWith("/") && (/(^|\/)\.\.(\/|$)/.test(v) || /%2e/i.test(v) || v.includes("\\") || v.includes("\0"))) {
+          return `${c.param} is not a normalised path: ${JSON.stringify(v)}`;
+        }
+        break;
+      default:
+        return `runner: unknown op ${c.op}`;
+    }
+  }
+  return null;
+}
+
+const protoKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join(",");
+
+/** Runs one case; returns { contained, why, elapsed, stdout }. */
+export async function runCase(c) {
+  if (c.requires?.length) return { skipped: `requires ${c.requires.join(", ")}` };
+  const records = [];
+  const state = { count: 0 };
+  const protoBefore = protoKeys();
+  const sb = await Sandbox.create(options(c.config, c.limits ?? {}, records, state));
+  const code =
+    c.language === "tool-args"
+      ? `try { const r = await tools.callRaw(${JSON.stringify(c.method)}, ${JSON.stringify(
+          c.args_json.replace(/\{\{repeat:(.+?):(\d+)\}\}/g, (_, s, n) => s.repeat(Number(n))),
+        )}); console.log('ALLOWED ' + JSON.stringify(r).slice(0, 200)); } catch (e) { console.log('DENIED ' + String(e && e.message || e).slice(0, 300)); }`
+      : ["const __call = (name, params) => tools.call(name, params);", ...c.code].map(substitute).join("\n");
+  const language = c.language === "tool-args" ? "javascript" : c.language;
+  const runs = [];
+  const attempt = async (text, lang) => {
+    const started = performance.now();
+    try {
+      const result = await sb.run(text, { language: lang });
+      return { result, elapsed: performance.now() - started };
+    } catch (error) {
+      return { error, elapsed: performance.now() - started };
+    }
+  };
+  const concurrent = /^concurrent_runs:(\d+)$/.exec(c.runner ?? "");
+  if (concurrent) {
+    runs.push(...(await Promise.all(Array.from({ length: Number(concurrent[1]) }, () => attempt(code, language)))));
+  } else {
+    runs.push(await attempt(code, language));
+  }
+  const followups = [];
+  for (const f of c.followup ?? []) {
+    const text = Array.isArray(f.code) ? f.code.map(substitute).join("\n") : substitute(f.code);
+    followups.push({ spec: f, out: await attempt(text, f.language ?? language) });
+  }
+  const reusable = await attempt('console.log("ok")', "javascript");
+  await sb.close();
+
+  const out = (r) => r.result?.stdout ?? r.error?.result?.stdout ?? "";
+  const err = (r) => r.result?.stderr ?? r.error?.result?.stderr ?? "";
+  const stdout = runs.map(out).join("");
+  const fail = (why) => ({ contained: false, why, elapsed: Math.max(...runs.map((r) => r.elapsed)), stdout });
+  const e = c.expect;
+
+  const everything = [...runs, ...followups.map((f) => f.out)]
+    .map((r) => out(r) + err(r) + String(r.error?.message ?? "") + JSON.stringify(r.result?.error ?? ""))
+    .join("\n");
+  if (everything.includes(CANARY)) return fail("the canary reached the guest's output");
+  if (e.within_ms && runs.some((r) => r.elapsed > e.within_ms)) return fail(`took over ${e.within_ms} ms`);
+  for (const r of runs) {
+    if (r.error && !(r.error instanceof CordonError)) return fail(`host error: ${r.error}`);
+    if (r.error?.code === "INTERNAL") return fail(`internal error: ${r.error.message}`);
+  }
+  const count = (pattern) => records.filter((r) => matchesPattern(pattern, r.method)).length;
+  for (const [pattern, max] of Object.entries(e.handler_calls_max ?? {})) {
+    if (count(pattern) > max) return fail(`${count(pattern)} calls reached ${pattern}, at most ${max} allowed`);
+  }
+  for (const [pattern, exact] of Object.entries(e.handler_calls_exact ?? {})) {
+    if (count(pattern) !== exact) return fail(`${count(pattern)} calls reached ${pattern}, expected ${exact}`);
+  }
+  if (e.stdout_matches && !regex(e.stdout_matches).test(stdout)) return fail(`stdout ${JSON.stringify(stdout.slice(0, 200))} does not match`);
+  if (e.stdout_not_matches && regex(e.stdout_not_matches).test(stdout)) return fail("stdout matches what it must not");
+  if (e.handler_params_strict || ["denied_or_strict", "ok_or_denied"].includes(e.outcome)) {
+    for (const record of records) {
+      const why = strictViolation(c.config, record);
+      if (why) return fail(`non-strict call reached the handler: ${why}`);
+    }
+  }
+  if (e.host_prototype_clean && (protoKeys() !== protoBefore || {}.isAdmin !== undefined || {}.polluted !== undefined)) {
+    return fail("the host's Object.prototype changed");
+  }
+  switch (e.outcome) {
+    case "denied": {
+      const denials = [
+        ...stdout.split("\n").filter((l) => l.startsWith("DENIED ")),
+        ...runs.map((r) => r.error?.message ?? r.result?.error?.message ?? "").filter(Boolean),
+      ];
+      const pattern = e.error_matches ? regex(e.error_matches) : /./;
+      if (!denials.some((d) => pattern.test(d))) return fail(`no denial seen (stdout ${JSON.stringify(stdout.slice(0, 200))})`);
+      break;
+    }
+    case "ok":
+      if (runs.some((r) => r.error)) return fail(`run failed: ${runs.find((r) => r.error).error.message}`);
+      break;
+    default:
+      break;
+  }
+  for (const f of followups) {
+    const fe = f.spec.expect ?? {};
+    const text = out(f.out);
+    if (fe.stdout_matches && !regex(fe.stdout_matches).test(text)) return fail(`followup stdout ${JSON.stringify(text.slice(0, 200))} does not match`);
+  }
+  if (e.sandbox_reusable !== false && out(reusable) !== "ok\n") return fail("the sandbox is not reusable afterwards");
+  return { contained: true, elapsed: Math.max(...runs.map((r) => r.elapsed)), stdout };
+}

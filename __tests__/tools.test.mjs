@@ -1,0 +1,418 @@
+// Tools and capabilities through the built package: real guest code calling
+// real TypeScript functions, decided by the Rust policy.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { Sandbox, CordonError, tool } from "cordon";
+
+async function createRejects(options, messagePattern) {
+  await assert.rejects(Sandbox.create(options), (err) => {
+    assert.ok(err instanceof CordonError, String(err));
+    assert.equal(err.code, "INVALID_OPTIONS");
+    if (messagePattern) assert.match(err.message, messagePattern);
+    return true;
+  });
+}
+
+function recorder() {
+  const calls = [];
+  const fn = (impl) => async (args) => {
+    calls.push(args);
+    return impl ? impl(args) : { ok: true, args };
+  };
+  return { calls, fn };
+}
+
+test("tools are called by flat name, dotted name and tools.call, with one object argument", async () => {
+  const { calls, fn } = recorder();
+  const sb = await Sandbox.create({
+    tools: [
+      tool({ name: "get_weather", description: "weather", execute: fn(({ city }) => ({ city, tempC: 21 })) }),
+      tool({ name: "stripe/charges/create", execute: fn((a) => ({ id: "ch_1", amount: a.amount })) }),
+    ],
+    capabilities: [{ method: "get_weather" }, { method: "stripe.charges.*" }],
+  });
+  const r = await sb.run(`
+    console.log(await get_weather({ city: "SF" }));
+    console.log(await stripe.charges.create({ amount: 500, currency: "USD" }));
+    console.log(await tools.call("stripe/charges/create", { amount: 7 }));
+    console.log(tools.list());
+    try { await get_weather("SF") } catch (e) { console.log(e.name, e.code, e.reason, e.message) }
+    try { await get_weather({ city: "SF" }, "extra") } catch (e) { console.log(e.name, e.message) }
+    try { await tools.call(42, {}) } catch (e) { console.log(e.name, e.message) }
+  `);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      "{ city: 'SF', tempC: 21 }",
+      "{ id: 'ch_1', amount: 500 }",
+      "{ id: 'ch_1', amount: 7 }",
+      "[ 'get_weather', 'stripe.charges.create' ]",
+      "ToolError DENIED invalid_arguments get_weather takes one object argument, like get_weather({ key: value }); got a string",
+      "TypeError get_weather takes one object argument, like get_weather({ key: value }), not positional arguments",
+      "TypeError invalid tool name: a tool name must be a string, got number",
+      "",
+    ].join("\n"),
+  );
+  assert.deepEqual(calls, [{ city: "SF" }, { amount: 500, currency: "USD" }, { amount: 7 }]);
+  await sb.close();
+});
+
+test("a plain record of functions is accepted", async () => {
+  const sb = await Sandbox.create({
+    tools: { add: async ({ a, b }) => a + b },
+    capabilities: [{ method: "add" }],
+  });
+  const r = await sb.run("return await add({ a: 2, b: 3 })");
+  assert.deepEqual([r.exitCode, r.value, r.stdout], [0, "5", "5\n"]);
+  await sb.close();
+});
+
+test("malformed tool names are refused at create()", async () => {
+  for (const name of ["", "a..b", "a.", "a\0b", "a\nb", "stripe\u2215charges", "stripe\uff0fx", "x".repeat(129), "a b"]) {
+    await createRejects({ tools: { [name]: async () => 1 }, capabilities: [] });
+  }
+  await createRejects({ tools: [tool({ name: 42, execute: async () => 1 })] });
+  await createRejects({ tools: { ok: "not a function" } }, /must be a function or \{ execute \}/);
+  await createRejects({ tools: { a: async () => 1, "a/b": async () => 1, "a.b": async () => 1 } }, /registered twice/);
+});
+
+test("calls run concurrently", async () => {
+  const sb = await Sandbox.create({
+    tools: { slow: async () => { await new Promise((r) => setTimeout(r, 300)); return 1; } },
+    capabilities: [{ method: "slow" }],
+  });
+  const started = performance.now();
+  const r = await sb.run("const r = await Promise.all([slow(), slow(), slow()]); return r.length");
+  const elapsed = performance.now() - started;
+  assert.equal(r.value, "3");
+  assert.ok(elapsed >= 290 && elapsed < 600, `three 300 ms calls took ${elapsed.toFixed(0)} ms`);
+  assert.equal(r.toolCalls.length, 3);
+  await sb.close();
+});
+
+test("calls from .then callbacks, timers and nested async functions all count toward budgets", async () => {
+  let n = 0;
+  const sb = await Sandbox.create({
+    tools: { inc: async () => ++n },
+    capabilities: [{ method: "inc", maxCalls: 4 }],
+  });
+  const r = await sb.run(`
+    const seen = [];
+    await inc({}).then(async (v) => { seen.push(v); seen.push(await inc({})); });
+    await new Promise((resolve) => setTimeout(async () => { seen.push(await inc({})); resolve(); }, 10));
+    const nested = async () => { const deeper = async () => inc({}); return deeper(); };
+    seen.push(await nested());
+    try { await inc({}) } catch (e) { seen.push(e.code + ":" + e.reason) }
+    return seen;
+  `);
+  assert.equal(r.value, '[1,2,3,4,"DENIED:budget"]');
+  assert.equal(n, 4);
+  await sb.close();
+});
+
+test("tool results arrive as plain data; bad results are typed errors", async () => {
+  const deep = () => { let o = {}; for (let i = 0; i < 100; i++) o = { o }; return o; };
+  const cyclic = () => { const o = { a: 1 }; o.self = o; return o; };
+  const sb = await Sandbox.create({
+    limits: { toolTimeoutMs: 200, toolResultBytes: 1000 },
+    tools: {
+      data: async () => ({ list: [1, "two", null, true], nested: { x: 1.5 } }),
+      throws: async () => { throw new Error("card declined"); },
+      rejects: () => Promise.reject(new TypeError("bad input")),
+      throwsObject: async () => { throw { secret: "s3cr3t", stack: "at /host/file.js:1" }; },
+      bigint: async () => 10n,
+      cyclic: async () => cyclic(),
+      fn: async () => () => 1,
+      nan: async () => NaN,
+      nothing: async () => undefined,
+      huge: async () => "x".repeat(5000),
+      deep: async () => deep(),
+      hangs: () => new Promise(() => {}),
+      host: async () => ({ env: typeof process, ok: true }),
+    },
+    capabilities: [{ method: "**" }],
+  });
+  const r = await sb.run(`
+    const show = async (name) => {
+      try { const v = await tools.call(name, {}); console.log(name, "ok", JSON.stringify(v)) }
+      catch (e) { console.log(name, e.name, e.code, e.message, JSON.stringify(e.stack)) }
+    };
+    for (const name of ["data", "throws", "rejects", "throwsObject", "bigint", "cyclic", "fn", "nan", "nothing", "huge", "deep", "hangs", "host"]) await show(name);
+  `);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      'data ok {"list":[1,"two",null,true],"nested":{"x":1.5}}',
+      'throws ToolError TOOL_ERROR throws failed: card declined ""',
+      'rejects ToolError TOOL_ERROR rejects failed: bad input ""',
+      'throwsObject ToolError TOOL_ERROR throwsObject failed: the tool threw a value that is not an Error ""',
+      'bigint ToolError TOOL_RESULT_INVALID bigint returned a BigInt, which is not JSON data ""',
+      'cyclic ToolError TOOL_RESULT_INVALID cyclic returned a value with a cycle, which is not JSON data ""',
+      'fn ToolError TOOL_RESULT_INVALID fn returned a function, which is not JSON data ""',
+      'nan ToolError TOOL_RESULT_INVALID nan returned NaN, which is not JSON data ""',
+      "nothing ok null",
+      'huge ToolError TOOL_RESULT_TOO_LARGE huge returned more than 1000 bytes (limits.toolResultBytes) ""',
+      'deep ToolError TOOL_RESULT_INVALID deep returned a result that is not valid JSON: nested deeper than 64 levels at line 1 column 321 ""',
+      'hangs ToolError TOOL_TIMEOUT hangs did not answer within 200 ms (limits.toolTimeoutMs) ""',
+      'host ok {"env":"object","ok":true}',
+      "",
+    ].join("\n"),
+  );
+  assert.equal((await sb.run("return 'still usable'")).value, "still usable");
+  await sb.close();
+});
+
+test("a late result after the run ended is dropped", async () => {
+  let resolveLate;
+  const sb = await Sandbox.create({
+    tools: { late: () => new Promise((r) => { resolveLate = r; }), now: async () => "now" },
+    capabilities: [{ method: "late" }, { method: "now" }],
+  });
+  const first = await sb.run("globalThis.got = []; late({}).then((v) => got.push(v)); return 'left'");
+  assert.equal(first.value, "left");
+  assert.equal(first.toolCalls[0].code, "ABANDONED");
+  while (!resolveLate) await new Promise((r) => setTimeout(r, 5));
+  resolveLate({ stale: true });
+  await new Promise((r) => setTimeout(r, 20));
+  const second = await sb.run("const v = await now({}); return JSON.stringify([v, got])");
+  assert.equal(second.value, '["now",[]]');
+  await sb.close();
+});
+
+test("default deny: registered but not granted, or not registered at all", async () => {
+  const { calls, fn } = recorder();
+  const sb = await Sandbox.create({ tools: { granted: fn(), hidden: fn() }, capabilities: [{ method: "granted" }] });
+  const r = await sb.run(`
+    for (const name of ["hidden", "nope", "granted.x", "GRANTED", "granted "]) {
+      try { await tools.call(name, {}) } catch (e) { console.log(e.code, e.reason, e.message) }
+    }
+  `);
+  assert.equal(
+    r.stdout,
+    [
+      "DENIED not_granted hidden denied: no capability grants this tool",
+      'DENIED unknown_tool unknown tool "nope"',
+      'DENIED unknown_tool unknown tool "granted.x"',
+      'DENIED unknown_tool unknown tool "GRANTED"',
+      `DENIED unknown_tool tool name "granted " contains ' '; names are segments of A-Z a-z 0-9 _ - joined by '.' or '/'`,
+      "",
+    ].join("\n"),
+  );
+  assert.equal(calls.length, 0);
+  const none = await Sandbox.create({ tools: { t: fn() } });
+  const denied = await none.run("try { await t({}) } catch (e) { return e.reason }");
+  assert.equal(denied.value, "not_granted");
+  await sb.close();
+  await none.close();
+});
+
+test("amla README: stripe 500 USD allowed, 50000 denied; transfer_money 5000 denied; 4th of maxCalls 3 denied", async () => {
+  const { calls, fn } = recorder();
+  const stripe = await Sandbox.create({
+    tools: { "stripe/charges/create": fn() },
+    capabilities: [{
+      method: "stripe/charges/*",
+      constraints: [{ param: "amount", op: "<=", value: 10000 }, { param: "currency", op: "in", value: ["USD", "EUR"] }],
+      maxCalls: 100,
+    }],
+  });
+  const r = await stripe.run(`
+    console.log((await stripe.charges.create({ amount: 500, currency: "USD" })).ok);
+    try { await stripe.charges.create({ amount: 50000, currency: "USD" }) } catch (e) { console.log(e.code, e.message) }
+  `);
+  assert.equal(r.stdout, "true\nDENIED stripe.charges.create denied: amount must be <= 10000, got 50000\n");
+  assert.deepEqual(calls, [{ amount: 500, currency: "USD" }]);
+  await stripe.close();
+
+  const transfers = [];
+  const bank = await Sandbox.create({
+    tools: { transfer_money: async (a) => { transfers.push(a); return "sent"; }, get_weather: async () => "sunny" },
+    constraints: { transfer_money: { amount: "<=1000", currency: ["USD", "EUR"] }, get_weather: {} },
+    maxCalls: { transfer_money: 3 },
+  });
+  const t = await bank.run(`
+    try { await transfer_money({ amount: 5000, currency: "USD" }) } catch (e) { console.log(e.reason, e.message) }
+    for (let i = 1; i <= 4; i++) {
+      try { console.log(i, await transfer_money({ amount: i, currency: "EUR" })) } catch (e) { console.log(i, e.reason, e.message) }
+    }
+    console.log(await get_weather({}));
+  `);
+  assert.equal(
+    t.stdout,
+    [
+      "constraint transfer_money denied: amount must be <= 1000, got 5000",
+      "1 sent",
+      "2 sent",
+      "3 sent",
+      "4 budget transfer_money denied: the budget of 3 calls for transfer_money is used up",
+      "sunny",
+      "",
+    ].join("\n"),
+  );
+  assert.equal(transfers.length, 3);
+  // Budgets outlive the run.
+  const later = await bank.run("try { await transfer_money({ amount: 1, currency: 'USD' }) } catch (e) { return e.reason }");
+  assert.equal(later.value, "budget");
+  await bank.close();
+});
+
+test("malformed capabilities are refused at create(), never dropped", async () => {
+  const tools = { t: async () => 1 };
+  await createRejects({ tools, constraints: { t: { path: "endswith-.json" } } }, /unknown constraint "endswith-.json"/);
+  await createRejects({ tools, constraints: { t: { n: "<=ten" } } });
+  await createRejects({ tools, maxCalls: { t: NaN } });
+  await createRejects({ tools, maxCalls: { t: -1 } });
+  await createRejects({ tools, maxCalls: { t: 1.5 } });
+  await createRejects({ tools, maxCalls: { nope: 1 } }, /not a registered tool/);
+  await createRejects({ tools, capabilities: [{ method: "t", maxCalls: NaN }] }, /capabilities\[0\]\.maxCalls must be a finite number, got NaN/);
+  await createRejects({ tools, capabilities: [{ method: "t", constraints: [{ param: "n", op: "<=", value: Infinity }] }] });
+  await createRejects({ tools, capabilities: [{ method: "t", constraints: [{ param: "n", op: "in", value: [1, undefined] }] }] });
+  await createRejects({ tools, capabilities: [{ method: "t", constraints: { param: "n", op: "~", value: 1 } }] });
+  await createRejects({ tools, capabilities: [{ method: "t", constraints: { param: "n", op: "<=", value: "5" } }] });
+  await createRejects({ tools, capabilities: [{ method: "t", maxcalls: 1 }] }, /unknown field `maxcalls`/);
+  await createRejects({ tools, capabilities: [{ method: "t..x" }] });
+  await createRejects({ tools, capabilities: [{ method: "t", requireApproval: true }] }, /no approve function/);
+  await createRejects({ tools, capabilities: "all" });
+  // The short form's string operators are understood.
+  const sb = await Sandbox.create({ tools: { t: async (a) => a.path }, constraints: { t: { path: "endswith:.json" } } });
+  const r = await sb.run("console.log(await t({ path: 'a.json' })); try { await t({ path: 'a.txt' }) } catch (e) { console.log(e.message) }");
+  assert.equal(r.stdout, 'a.json\nt denied: path must end with ".json", got "a.txt"\n');
+  await sb.close();
+});
+
+test("a burst of 1000 concurrent calls cannot exceed a budget by one", async () => {
+  let ran = 0;
+  const sb = await Sandbox.create({
+    tools: { pay: async () => ++ran },
+    capabilities: [{ method: "pay", maxCalls: 100 }],
+  });
+  const r = await sb.run(`
+    const all = await Promise.allSettled(Array.from({ length: 1000 }, () => pay({})));
+    return [all.filter((x) => x.status === "fulfilled").length, all.filter((x) => x.reason?.reason === "budget").length];
+  `);
+  assert.equal(r.value, "[100,900]");
+  assert.equal(ran, 100);
+  assert.equal(r.toolCalls.length, 1000);
+  await sb.close();
+});
+
+test("the total of calls per run is limited", async () => {
+  const sb = await Sandbox.create({ limits: { toolCalls: 5 }, tools: { t: async () => 1 }, capabilities: [{ method: "t" }] });
+  const code = "let ok = 0, why; for (let i = 0; i < 8; i++) { try { await t({}); ok++ } catch (e) { why = e.reason } } return ok + ' ' + why";
+  assert.equal((await sb.run(code)).value, "5 run_budget");
+  assert.equal((await sb.run(code)).value, "5 run_budget");
+  await sb.close();
+});
+
+test("denials carry which constraint and value; every call is in toolCalls and onToolCall", async () => {
+  const seen = [];
+  const sb = await Sandbox.create({
+    tools: { "users.update": async () => "done" },
+    capabilities: [{
+      method: "users.update",
+      params: ["user", "email"],
+      constraints: { and: [
+        { param: "user.role", op: "notIn", value: ["admin"] },
+        { or: [{ param: "email", op: "absent" }, { param: "email", op: "endsWith", value: "@example.com" }] },
+      ] },
+    }],
+    onToolCall: (record) => seen.push(record),
+  });
+  const r = await sb.run(`
+    const out = [];
+    for (const args of [
+      { user: { role: "member" } },
+      { user: { role: "admin" } },
+      { user: { role: "member" }, email: "x@evil.com" },
+      { user: { role: "member" }, isAdmin: true },
+    ]) { try { out.push(await users.update(args)) } catch (e) { out.push(e.reason + ": " + e.message) } }
+    return out;
+  `);
+  assert.deepEqual(JSON.parse(r.value), [
+    "done",
+    'constraint: users.update denied: user.role must not be one of ["admin"], got "admin"',
+    'constraint: users.update denied: email must be absent, got "x@evil.com" (a string) or email must end with "@example.com", got "x@evil.com"',
+    'parameter_not_allowed: users.update denied: parameter "isAdmin" is not allowed; allowed parameters: user, email',
+  ]);
+  const summary = r.toolCalls.map((c) => [c.tool, c.decision, c.reason ?? null, c.code ?? null, JSON.stringify(c.args)]);
+  assert.deepEqual(summary, [
+    ["users.update", "allowed", null, null, '{"user":{"role":"member"}}'],
+    ["users.update", "denied", "constraint", "DENIED", '{"user":{"role":"admin"}}'],
+    ["users.update", "denied", "constraint", "DENIED", '{"user":{"role":"member"},"email":"x@evil.com"}'],
+    ["users.update", "denied", "parameter_not_allowed", "DENIED", '{"user":{"role":"member"},"isAdmin":true}'],
+  ]);
+  assert.equal(r.toolCalls[0].resultBytes, 6);
+  assert.ok(r.toolCalls.every((c) => c.durationMs >= 0));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(
+    seen.map((c) => [c.decision, c.reason ?? null]).sort(),
+    [["allowed", null], ["denied", "constraint"], ["denied", "constraint"], ["denied", "parameter_not_allowed"]].sort(),
+  );
+  await sb.close();
+});
+
+test("requireApproval asks approve() and proceeds only on true", async () => {
+  const asked = [];
+  let ran = 0;
+  const sb = await Sandbox.create({
+    tools: { wire: async ({ amount }) => { ran++; return amount; } },
+    capabilities: [{ method: "wire", requireApproval: true, maxCalls: 2 }],
+    approve: async (call) => { asked.push(call); return call.args.amount < 100 ? true : "yes"; },
+  });
+  const r = await sb.run(`
+    const out = [];
+    for (const amount of [5, 500, 6, 7]) { try { out.push(await wire({ amount })) } catch (e) { out.push(e.reason) } }
+    return out;
+  `);
+  // 500 is refused (only a literal true approves) and refunded: 5 and 6 use the budget of 2.
+  assert.equal(r.value, '[5,"approval",6,"budget"]');
+  assert.equal(ran, 2);
+  assert.deepEqual(asked, [{ tool: "wire", args: { amount: 5 } }, { tool: "wire", args: { amount: 500 } }, { tool: "wire", args: { amount: 6 } }]);
+  await sb.close();
+});
+
+test("Zod and JSON Schema input schemas are enforced before the tool runs", async () => {
+  const { calls, fn } = recorder();
+  const sb = await Sandbox.create({
+    tools: {
+      zodTool: { description: "zod", inputSchema: z.object({ city: z.string().min(2), days: z.number().int().max(7).optional() }), execute: fn() },
+      jsonTool: { inputSchema: { type: "object", properties: { q: { type: "string" } }, required: ["q"], additionalProperties: false }, execute: fn() },
+      wrapped: { inputSchema: { jsonSchema: { type: "object", required: ["id"] } }, execute: fn() },
+    },
+    capabilities: [{ method: "**" }],
+  });
+  const r = await sb.run(`
+    const out = [];
+    for (const [name, args] of [
+      ["zodTool", { city: "SF", days: 3 }], ["zodTool", { city: "S" }], ["zodTool", { city: "SF", days: 1.5 }],
+      ["jsonTool", { q: "x" }], ["jsonTool", { q: "x", extra: 1 }], ["wrapped", {}], ["wrapped", { id: 1 }],
+    ]) { try { await tools.call(name, args); out.push("ok") } catch (e) { out.push(e.reason) } }
+    return out.join(" ");
+  `);
+  assert.equal(r.value, "ok schema schema ok schema schema ok");
+  assert.deepEqual(calls, [{ city: "SF", days: 3 }, { q: "x" }, { id: 1 }]);
+  await sb.close();
+});
+
+test("the handler gets exactly the validated value, whatever the guest does to JSON", async () => {
+  const { calls, fn } = recorder();
+  const sb = await Sandbox.create({
+    tools: { pay: fn() },
+    capabilities: [{ method: "pay", constraints: [{ param: "amount", op: "<=", value: 100 }], params: ["amount"] }],
+  });
+  const r = await sb.run(`
+    JSON.stringify = () => '{"amount":99999}';
+    const a = await pay({ amount: 1 });
+    try { await tools.callRaw("pay", '{"amount":1,"amount":99999}') } catch (e) { console.log(e.reason) }
+    try { await tools.callRaw("pay", '{"amount":1e400}') } catch (e) { console.log(e.reason) }
+    try { await pay(JSON.parse('{"amount":1,"__proto__":{"admin":true}}')) } catch (e) { console.log(e.reason) }
+    return a.args.amount;
+  `);
+  assert.equal(r.stdout, "invalid_arguments\ninvalid_arguments\nparameter_not_allowed\n1\n");
+  assert.deepEqual(calls, [{ amount: 1 }]);
+  assert.equal({}.admin, undefined);
+  await sb.close();
+});
