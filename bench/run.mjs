@@ -1,6 +1,6 @@
 // cordon's benchmark: the workloads of ../shared/bench/workloads.json that the
 // current feature set can run (W1 cold start, W2 warm run, W3 fresh sandbox,
-// W5 compute, W8 containment). Prints medians (and p99 for W2); every run's
+// W4 tool calls, W5 compute, W8 containment). Prints medians (and p99 for W2); every run's
 // output is checked before it counts.
 //
 //   npm run bench            all workloads
@@ -99,6 +99,28 @@ if (wanted("W3")) {
     if (i >= w.warmup) times.push(ms);
   }
   row("W3", "fresh sandbox: create + hi + close", fmt(median(times)), `p99 ${fmt(quantile(times, 0.99))}`);
+}
+
+if (wanted("W4")) {
+  const w = workloads.W4;
+  const sb = await Sandbox.create({
+    tools: { add: async ({ a, b }) => a + b },
+    capabilities: [{ method: "add" }],
+    limits: { toolCalls: w.calls * 2, timeoutMs: 120_000 },
+  });
+  for (const [name, c] of Object.entries(w.cases)) {
+    const times = [];
+    for (let i = 0; i < w.warmup + w.reps * 3; i++) {
+      const t = performance.now();
+      const r = await sb.run(c.javascript);
+      const ms = performance.now() - t;
+      check(r.stdout, c.expect, `W4 ${name}`);
+      if (i >= w.warmup) times.push(ms);
+    }
+    const perCall = median(times) / w.calls;
+    row("W4", `tool call, ${name} (${w.calls} calls)`, fmt(perCall), `per call; run median ${fmt(median(times))}`);
+  }
+  await sb.close();
 }
 
 if (wanted("W5")) {

@@ -33,5 +33,8 @@ cargo clippy -p cordon-guest --target wasm32-wasip1 --profile guest -- -D warnin
 step "rust tests"
 cargo test --release --target "$CORDON_HOST_TARGET"
 
+step "fuzz (10 s per target)"
+bash scripts/fuzz.sh 10
+
 step "node tests"
 node --test --test-concurrency=1 __tests__/
