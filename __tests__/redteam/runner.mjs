@@ -190,7 +190,7 @@ export async function runCase(c) {
       ? `try { const r = await tools.callRaw(${JSON.stringify(c.method)}, ${JSON.stringify(
           c.args_json.replace(/\{\{repeat:(.+?):(\d+)\}\}/g, (_, s, n) => s.repeat(Number(n))),
         )}); console.log('ALLOWED ' + JSON.stringify(r).slice(0, 200)); } catch (e) { console.log('DENIED ' + String(e && e.message || e).slice(0, 300)); }`
-      : ["const __call = (name, params) => tools.call(name, params);", ...c.code].map(substitute).join("\n");
+      : ["const __call = (name, params) => tools.call(name, params);", ...[c.code].flat()].map(substitute).join("\n");
   const language = c.language === "tool-args" ? "javascript" : c.language;
   const runs = [];
   const attempt = async (text, lang) => {
