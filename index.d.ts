@@ -43,6 +43,10 @@ export interface Limits {
     toolTimeoutMs?: number;
     /** Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the guest). Default 1 MiB. */
     toolResultBytes?: number;
+    /** Bytes of file content in the sandbox's file system (`ENOSPC`). Default 64 MiB; one file is at most 16 MiB. */
+    fsBytes?: number;
+    /** Files and directories in the sandbox's file system (`ENOSPC`). Default 10000. */
+    fsFiles?: number;
 }
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -141,6 +145,8 @@ export interface SandboxOptions {
     approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
     /** Sees every tool call as it is decided (allowed calls once they completed). */
     onToolCall?: (record: ToolCallRecord) => void;
+    /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
+    files?: Record<string, string | Uint8Array>;
 }
 /** Defines a tool. */
 export declare function tool(definition: ToolDefinition): ToolDefinition;
@@ -200,6 +206,52 @@ export interface PartialResult {
     toolCalls: ToolCallRecord[];
     stats: RunStats;
 }
+/** POSIX-style codes of {@link FsError}. */
+export type Errno = "ENOENT" | "EACCES" | "EROFS" | "EEXIST" | "ENOTDIR" | "EISDIR" | "ENOTEMPTY" | "ENAMETOOLONG" | "ENOSPC" | "EINVAL";
+/** A file-system operation that failed; `code` is POSIX-style, as in Node's fs. */
+export declare class FsError extends Error {
+    name: string;
+    readonly code: Errno;
+    readonly path: string;
+    constructor(code: Errno, message: string, path: string);
+}
+/** Metadata of a file or directory in the sandbox. */
+export interface FileStat {
+    kind: "file" | "dir";
+    /** Bytes of a file; entries of a directory. */
+    size: number;
+    mtimeMs: number;
+}
+/**
+ * The sandbox's file system from the host, without running guest code. The
+ * same tree guest code sees as `fs`; paths are guest paths (relative ones
+ * resolve against /workspace).
+ */
+export declare class SandboxFs {
+    #private;
+    /** @internal */
+    constructor(nativeSandbox: NativeSandbox);
+    /** Writes a file (creating or replacing it); text is stored as UTF-8. */
+    writeFile(path: string, data: string | Uint8Array): Promise<void>;
+    /** @internal */
+    writeFileSync(path: string, data: string | Uint8Array): void;
+    /** Reads a file: bytes, or text with `"utf8"`. */
+    readFile(path: string): Promise<Uint8Array>;
+    readFile(path: string, encoding: "utf8"): Promise<string>;
+    /** Names in a directory, sorted. */
+    readdir(path: string): Promise<string[]>;
+    stat(path: string): Promise<FileStat>;
+    /** Removes a file, or a directory (with `recursive` when it is not empty). */
+    rm(path: string, options?: {
+        recursive?: boolean;
+    }): Promise<void>;
+    /** Creates a directory (and its parents with `recursive`). */
+    mkdir(path: string, options?: {
+        recursive?: boolean;
+    }): Promise<void>;
+    /** @internal */
+    mkdirSync(path: string): void;
+}
 /** An error of the sandbox itself: a limit, bad input, cancellation, closing. */
 export declare class CordonError extends Error {
     name: string;
@@ -209,12 +261,48 @@ export declare class CordonError extends Error {
     readonly result: PartialResult | undefined;
     constructor(code: ErrorCode, message: string, result?: PartialResult);
 }
+type NativeLimits = {
+    [K in (typeof LIMIT_KEYS)[number]]?: number;
+};
+interface NativeToolCall {
+    tool: string;
+    args: string;
+    decision: string;
+    reason?: string | null;
+    code?: string | null;
+    message?: string | null;
+    durationMs: number;
+    resultBytes?: number | null;
+}
+interface NativeRunResult {
+    exitCode: number;
+    stdout: string;
+    stderr: string;
+    value?: string | null;
+    error?: ScriptError | null;
+    toolCalls: NativeToolCall[];
+    stats: RunStats;
+    failureCode?: string | null;
+    failureMessage?: string | null;
+}
+interface NativeCancel {
+    cancel(): void;
+}
+interface NativeSandbox {
+    run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+    fsRequest(request: string, data: Uint8Array | null): Buffer;
+    limits(): Required<NativeLimits>;
+    close(): void;
+}
+declare const LIMIT_KEYS: readonly ["timeoutMs", "cpuMs", "memoryBytes", "outputBytes", "codeBytes", "toolCalls", "toolTimeoutMs", "toolResultBytes", "fsBytes", "fsFiles"];
 /**
  * An isolated JavaScript environment. Runs on one sandbox are sequential (a
  * second `run` waits for the first) and share their globals, like a REPL.
  */
 export declare class Sandbox {
     #private;
+    /** The sandbox's file system, from the host. */
+    readonly fs: SandboxFs;
     private constructor();
     /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
     static create(options?: SandboxOptions): Promise<Sandbox>;
@@ -235,3 +323,4 @@ export declare class Sandbox {
     close(): Promise<void>;
     [Symbol.asyncDispose](): Promise<void>;
 }
+export {};

@@ -23,6 +23,11 @@ export declare class NativeSandbox {
   static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
   /** Runs code; never rejects for a sandbox failure (see `failureCode`). */
   run(code: string, language: string, cancel: NativeCancel): Promise<BindingRunResult>
+  /**
+   * One file-system request (JSON of `FsRequest`, plus the bytes of a
+   * write); returns the encoded reply (u32 LE length, JSON, read bytes).
+   */
+  fsRequest(request: string, data?: Buffer | undefined | null): Buffer
   /** The effective limits, defaults filled in. */
   limits(): BindingLimits
   close(): void
@@ -38,6 +43,8 @@ export interface BindingLimits {
   toolCalls?: number
   toolTimeoutMs?: number
   toolResultBytes?: number
+  fsBytes?: number
+  fsFiles?: number
 }
 
 /** A run's report; `failure` is set when the sandbox ended the run. */

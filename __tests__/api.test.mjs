@@ -158,6 +158,8 @@ test("malformed limits are refused at create()", async () => {
     { toolCalls: -1 },
     { toolTimeoutMs: 0 },
     { toolResultBytes: NaN },
+    { fsFiles: 2 },
+    { fsBytes: -5 },
     { unknown: 1 },
   ];
   for (const limits of bad) {
@@ -176,6 +178,8 @@ test("malformed limits are refused at create()", async () => {
     toolCalls: 1000,
     toolTimeoutMs: 30000,
     toolResultBytes: 1024 * 1024,
+    fsBytes: 64 * 1024 * 1024,
+    fsFiles: 10000,
   });
   await sb.close();
 });

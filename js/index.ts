@@ -47,6 +47,10 @@ export interface Limits {
   toolTimeoutMs?: number;
   /** Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the guest). Default 1 MiB. */
   toolResultBytes?: number;
+  /** Bytes of file content in the sandbox's file system (`ENOSPC`). Default 64 MiB; one file is at most 16 MiB. */
+  fsBytes?: number;
+  /** Files and directories in the sandbox's file system (`ENOSPC`). Default 10000. */
+  fsFiles?: number;
 }
 
 /** A JSON Schema object. */
@@ -141,6 +145,8 @@ export interface SandboxOptions {
   approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
   /** Sees every tool call as it is decided (allowed calls once they completed). */
   onToolCall?: (record: ToolCallRecord) => void;
+  /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
+  files?: Record<string, string | Uint8Array>;
 }
 
 /** Defines a tool. */
@@ -220,6 +226,129 @@ export interface PartialResult {
   stats: RunStats;
 }
 
+/** POSIX-style codes of {@link FsError}. */
+export type Errno =
+  | "ENOENT"
+  | "EACCES"
+  | "EROFS"
+  | "EEXIST"
+  | "ENOTDIR"
+  | "EISDIR"
+  | "ENOTEMPTY"
+  | "ENAMETOOLONG"
+  | "ENOSPC"
+  | "EINVAL";
+
+/** A file-system operation that failed; `code` is POSIX-style, as in Node's fs. */
+export class FsError extends Error {
+  override name = "FsError";
+  readonly code: Errno;
+  readonly path: string;
+
+  constructor(code: Errno, message: string, path: string) {
+    super(message);
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/** Metadata of a file or directory in the sandbox. */
+export interface FileStat {
+  kind: "file" | "dir";
+  /** Bytes of a file; entries of a directory. */
+  size: number;
+  mtimeMs: number;
+}
+
+interface FsReplyJson {
+  errno?: Errno | null;
+  message?: string | null;
+  stat?: { kind: "file" | "dir"; size: number; mtime_ms: number } | null;
+  entries?: { name: string; kind: string }[] | null;
+  cwd?: string | null;
+}
+
+/**
+ * The sandbox's file system from the host, without running guest code. The
+ * same tree guest code sees as `fs`; paths are guest paths (relative ones
+ * resolve against /workspace).
+ */
+export class SandboxFs {
+  #request: (request: object, data?: Uint8Array) => [FsReplyJson, Buffer];
+
+  /** @internal */
+  constructor(nativeSandbox: NativeSandbox) {
+    this.#request = (request, data) => {
+      const path = (request as { path?: unknown }).path;
+      if (typeof path !== "string") {
+        throw new CordonError("INVALID_OPTIONS", `path must be a string, got ${describe(path)}`);
+      }
+      const reply = nativeSandbox.fsRequest(JSON.stringify(request), data ?? null);
+      const len = reply.readUInt32LE(0);
+      const json = JSON.parse(reply.subarray(4, 4 + len).toString("utf8")) as FsReplyJson;
+      if (json.errno) throw new FsError(json.errno, json.message ?? json.errno, path);
+      return [json, reply.subarray(4 + len)];
+    };
+  }
+
+  /** Writes a file (creating or replacing it); text is stored as UTF-8. */
+  async writeFile(path: string, data: string | Uint8Array): Promise<void> {
+    this.writeFileSync(path, data);
+  }
+
+  /** @internal */
+  writeFileSync(path: string, data: string | Uint8Array): void {
+    let bytes: Uint8Array;
+    if (typeof data === "string") {
+      if (!data.isWellFormed()) throw new CordonError("INVALID_OPTIONS", "file text contains a lone UTF-16 surrogate");
+      bytes = Buffer.from(data, "utf8");
+    } else if (data instanceof Uint8Array) {
+      bytes = data;
+    } else {
+      throw new CordonError("INVALID_OPTIONS", `file data must be a string or a Uint8Array, got ${describe(data)}`);
+    }
+    this.#request({ op: "write", path, mode: "truncate" }, bytes);
+  }
+
+  /** Reads a file: bytes, or text with `"utf8"`. */
+  async readFile(path: string): Promise<Uint8Array>;
+  async readFile(path: string, encoding: "utf8"): Promise<string>;
+  async readFile(path: string, encoding?: "utf8"): Promise<Uint8Array | string> {
+    if (encoding !== undefined && encoding !== "utf8") {
+      throw new CordonError("INVALID_OPTIONS", `unsupported encoding ${describe(encoding)}; use "utf8" or none`);
+    }
+    const [, bytes] = this.#request({ op: "read", path });
+    return encoding === "utf8" ? bytes.toString("utf8") : new Uint8Array(bytes);
+  }
+
+  /** Names in a directory, sorted. */
+  async readdir(path: string): Promise<string[]> {
+    const [reply] = this.#request({ op: "readdir", path });
+    return (reply.entries ?? []).map((e) => e.name);
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    const [reply] = this.#request({ op: "stat", path });
+    const st = reply.stat!;
+    return { kind: st.kind, size: st.size, mtimeMs: st.mtime_ms };
+  }
+
+  /** Removes a file, or a directory (with `recursive` when it is not empty). */
+  async rm(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+    this.#request({ op: "remove", path, recursive: options.recursive === true });
+  }
+
+  /** Creates a directory (and its parents with `recursive`). */
+  async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+    this.#request({ op: "mkdir", path, recursive: options.recursive === true });
+  }
+
+  /** @internal */
+  mkdirSync(path: string): void {
+    this.#request({ op: "mkdir", path, recursive: true });
+  }
+}
+
 /** An error of the sandbox itself: a limit, bad input, cancellation, closing. */
 export class CordonError extends Error {
   override name = "CordonError";
@@ -266,6 +395,7 @@ interface NativeCancel {
 
 interface NativeSandbox {
   run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+  fsRequest(request: string, data: Uint8Array | null): Buffer;
   limits(): Required<NativeLimits>;
   close(): void;
 }
@@ -294,8 +424,10 @@ const LIMIT_KEYS = [
   "toolCalls",
   "toolTimeoutMs",
   "toolResultBytes",
+  "fsBytes",
+  "fsFiles",
 ] as const;
-const SANDBOX_KEYS = ["limits", "tools", "capabilities", "constraints", "maxCalls", "approve", "onToolCall"] as const;
+const SANDBOX_KEYS = ["limits", "tools", "capabilities", "constraints", "maxCalls", "approve", "onToolCall", "files"] as const;
 const RUN_KEYS = ["language", "signal"] as const;
 const LANGUAGES: readonly string[] = ["javascript"];
 
@@ -549,10 +681,13 @@ export class Sandbox {
   #limits: Required<NativeLimits>;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The sandbox's file system, from the host. */
+  readonly fs: SandboxFs;
 
   private constructor(nativeSandbox: NativeSandbox) {
     this.#native = nativeSandbox;
     this.#limits = nativeSandbox.limits();
+    this.fs = new SandboxFs(nativeSandbox);
   }
 
   /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
@@ -642,7 +777,24 @@ export class Sandbox {
       throw new CordonError(e.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", String(e.message ?? err));
     }
     resultLimit = nativeSandbox.limits().toolResultBytes;
-    return new Sandbox(nativeSandbox);
+    const sandbox = new Sandbox(nativeSandbox);
+    if (options.files !== undefined) {
+      if (!isPlainObject(options.files)) {
+        throw new CordonError("INVALID_OPTIONS", `files must be a record of path → content, got ${describe(options.files)}`);
+      }
+      for (const [path, content] of Object.entries(options.files)) {
+        try {
+          const slash = path.lastIndexOf("/");
+          if (slash > 0) sandbox.fs.mkdirSync(path.slice(0, slash));
+          sandbox.fs.writeFileSync(path, content as string | Uint8Array);
+        } catch (err) {
+          nativeSandbox.close();
+          const why = err instanceof Error ? err.message : String(err);
+          throw new CordonError("INVALID_OPTIONS", `files[${JSON.stringify(path)}]: ${why}`);
+        }
+      }
+    }
+    return sandbox;
   }
 
   /** The effective limits (defaults filled in). */

@@ -12,6 +12,19 @@ extern "C" {
     fn host_wait(timeout_ms: i64) -> i32;
     #[link_name = "take"]
     fn host_take(ptr: *mut u8, len: usize);
+    #[link_name = "fs"]
+    fn host_fs(req: *const u8, req_len: usize, data: *const u8, data_len: usize) -> i32;
+}
+
+/// One file-system request; returns the host's encoded reply.
+pub fn fs(request: &str, data: &[u8]) -> Vec<u8> {
+    // SAFETY: the host reads exactly the given lengths from live buffers.
+    let len = unsafe { host_fs(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
+    let len = usize::try_from(len).unwrap_or(0);
+    let mut buf = vec![0u8; len];
+    // SAFETY: `buf` has exactly `len` writable bytes, the announced reply length.
+    unsafe { host_take(buf.as_mut_ptr(), len) };
+    buf
 }
 
 /// Starts a tool call; returns its id.

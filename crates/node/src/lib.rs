@@ -11,7 +11,7 @@ use cordon_runtime::{
     ToolHost, ToolInvocation, Tools,
 };
 use napi::{
-    bindgen_prelude::Promise,
+    bindgen_prelude::{Buffer, Promise},
     threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
     Error, Result, Status,
 };
@@ -33,6 +33,8 @@ pub struct BindingLimits {
     pub tool_calls: Option<f64>,
     pub tool_timeout_ms: Option<f64>,
     pub tool_result_bytes: Option<f64>,
+    pub fs_bytes: Option<f64>,
+    pub fs_files: Option<f64>,
 }
 
 /// One entry of a run's tool-call log.
@@ -106,6 +108,8 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
         tool_calls: limit("toolCalls", l.tool_calls, d.tool_calls)?,
         tool_timeout_ms: limit("toolTimeoutMs", l.tool_timeout_ms, d.tool_timeout_ms)?,
         tool_result_bytes: limit("toolResultBytes", l.tool_result_bytes, d.tool_result_bytes)?,
+        fs_bytes: limit("fsBytes", l.fs_bytes, d.fs_bytes)?,
+        fs_files: limit("fsFiles", l.fs_files, d.fs_files)?,
     })
 }
 
@@ -310,6 +314,14 @@ impl NativeSandbox {
         })
     }
 
+    /// One file-system request (JSON of `FsRequest`, plus the bytes of a
+    /// write); returns the encoded reply (u32 LE length, JSON, read bytes).
+    #[napi]
+    pub fn fs_request(&self, request: String, data: Option<Buffer>) -> Buffer {
+        let data = data.as_deref().unwrap_or_default();
+        self.inner.fs_request(request.as_bytes(), data).into()
+    }
+
     /// The effective limits, defaults filled in.
     #[napi]
     pub fn limits(&self) -> BindingLimits {
@@ -323,6 +335,8 @@ impl NativeSandbox {
             tool_calls: Some(l.tool_calls as f64),
             tool_timeout_ms: Some(l.tool_timeout_ms as f64),
             tool_result_bytes: Some(l.tool_result_bytes as f64),
+            fs_bytes: Some(l.fs_bytes as f64),
+            fs_files: Some(l.fs_files as f64),
         }
     }
 

@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -36,6 +36,12 @@ pub mod abi {
     /// Host import `take(ptr: i32, len: i32)`: copy the event announced by
     /// `wait` into the guest buffer `ptr..ptr+len`.
     pub const IMPORT_TAKE: &str = "take";
+    /// Host import `fs(req_ptr, req_len, data_ptr, data_len) -> i32`: one
+    /// file-system operation ([`FsRequest`](crate::FsRequest) plus the bytes
+    /// of a write). Returns the length of the reply, read with `take`: a
+    /// little-endian u32 length, the encoded [`FsReply`](crate::FsReply), then
+    /// the bytes of a read.
+    pub const IMPORT_FS: &str = "fs";
     /// Host import `output(stream: i32, ptr: i32, len: i32) -> i64`: append
     /// UTF-8 text to a stream; returns the bytes the stream may still take,
     /// or -1 once the host has dropped text from it.
@@ -131,6 +137,74 @@ pub struct ScriptError {
     pub message: String,
     /// Guest stack frames (`at f (main.js:3:5)`), never a host path.
     pub stack: String,
+}
+
+/// Guest → host: one file-system operation. Paths are guest paths, resolved
+/// by the host against the sandbox's working directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
+pub enum FsRequest {
+    Read {
+        path: String,
+    },
+    /// `mode`: `truncate`, `append` or `create_new`; the bytes travel beside the request.
+    Write {
+        path: String,
+        mode: String,
+    },
+    Mkdir {
+        path: String,
+        recursive: bool,
+    },
+    Readdir {
+        path: String,
+    },
+    Stat {
+        path: String,
+    },
+    Remove {
+        path: String,
+        recursive: bool,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
+    Chdir {
+        path: String,
+    },
+    Cwd,
+}
+
+/// Metadata of a file or directory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsStat {
+    /// `file` or `dir`.
+    pub kind: String,
+    pub size: u64,
+    pub mtime_ms: u64,
+}
+
+/// A directory entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsEntry {
+    pub name: String,
+    pub kind: String,
+}
+
+/// Host → guest: the result of an [`FsRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FsReply {
+    /// `ENOENT`, `EROFS`, ... when the operation failed.
+    pub errno: Option<String>,
+    /// Node-style message (`ENOENT: no such file or directory, 'x'`).
+    pub message: Option<String>,
+    pub stat: Option<FsStat>,
+    pub entries: Option<Vec<FsEntry>>,
+    pub cwd: Option<String>,
 }
 
 /// A message that failed to encode or decode.

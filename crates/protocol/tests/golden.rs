@@ -75,3 +75,21 @@ fn tool_event_encoding_is_stable() {
     );
     assert_eq!(decode::<ToolEvent>(&bytes).unwrap(), denied);
 }
+
+#[test]
+fn fs_messages_are_stable() {
+    use cordon_protocol::{FsReply, FsRequest, FsStat};
+    let req = FsRequest::Write { path: "a.txt".into(), mode: "append".into() };
+    assert_eq!(
+        std::str::from_utf8(&encode(&req).unwrap()).unwrap(),
+        r#"{"op":"write","path":"a.txt","mode":"append"}"#
+    );
+    assert_eq!(std::str::from_utf8(&encode(&FsRequest::Cwd).unwrap()).unwrap(), r#"{"op":"cwd"}"#);
+    let reply =
+        FsReply { stat: Some(FsStat { kind: "file".into(), size: 2, mtime_ms: 5 }), ..FsReply::default() };
+    assert_eq!(
+        std::str::from_utf8(&encode(&reply).unwrap()).unwrap(),
+        r#"{"errno":null,"message":null,"stat":{"kind":"file","size":2,"mtime_ms":5},"entries":null,"cwd":null}"#
+    );
+    assert!(decode::<FsRequest>(br#"{"op":"chmod","path":"a"}"#).is_err());
+}

@@ -2,14 +2,18 @@
 //! consults (memory, epoch deadlines) and the `cordon` imports.
 
 use std::{
-    sync::Arc,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
 use cordon_protocol::abi;
 use wasmtime::{Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut, UpdateDeadline};
 
-use crate::{cpu::CpuMeter, error::Stop, output::Captured, sandbox::CancelFlag, tools::ToolState, ErrorCode};
+use cordon_vfs::MemFs;
+
+use crate::{
+    cpu::CpuMeter, error::Stop, fs, output::Captured, sandbox::CancelFlag, tools::ToolState, ErrorCode,
+};
 
 /// Per-store host state.
 pub(crate) struct HostState {
@@ -21,10 +25,14 @@ pub(crate) struct HostState {
     /// Origin of the guest's monotonic clock.
     pub(crate) clock_origin: Instant,
     pub(crate) tools: ToolState,
+    /// The sandbox's file system (it outlives this store).
+    pub(crate) fs: Arc<Mutex<MemFs>>,
+    /// A reply announced by `wait` or `fs`, copied out by `take`.
+    pub(crate) taken: Option<Vec<u8>>,
 }
 
 impl HostState {
-    pub(crate) fn new(memory_limit: usize, tools: ToolState) -> Self {
+    pub(crate) fn new(memory_limit: usize, tools: ToolState, fs: Arc<Mutex<MemFs>>) -> Self {
         Self {
             limiter: MemoryLimiter { limit: memory_limit, hit: false },
             stdout: Captured::new(0),
@@ -32,6 +40,8 @@ impl HostState {
             run: None,
             clock_origin: Instant::now(),
             tools,
+            fs,
+            taken: None,
         }
     }
 
@@ -171,6 +181,28 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
         },
     )?;
+    linker.func_wrap(
+        abi::IMPORT_MODULE,
+        abi::IMPORT_FS,
+        |mut caller: Caller<'_, HostState>, req_ptr: i32, req_len: i32, data_ptr: i32, data_len: i32| {
+            let memory =
+                memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
+            let (data, state) = memory.data_and_store_mut(&mut caller);
+            let (Some(request), Some(bytes)) = (
+                guest_range(req_ptr, req_len, data.len()).and_then(|r| data.get(r)),
+                guest_range(data_ptr, data_len, data.len()).and_then(|r| data.get(r)),
+            ) else {
+                return Err(wasmtime::Error::msg("fs buffers outside guest memory"));
+            };
+            let reply = {
+                let mut tree = state.fs.lock().unwrap_or_else(|e| e.into_inner());
+                fs::serve(&mut tree, request, bytes)
+            };
+            let len = i32::try_from(reply.len())?;
+            state.taken = Some(reply);
+            Ok(len)
+        },
+    )?;
     linker.func_wrap_async(
         abi::IMPORT_MODULE,
         abi::IMPORT_WAIT,
@@ -185,7 +217,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             let memory =
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
-            let bytes = state.tools.taken.take().unwrap_or_default();
+            let bytes = state.taken.take().unwrap_or_default();
             let dst = guest_range(ptr, len, data.len())
                 .and_then(|r| data.get_mut(r))
                 .filter(|dst| dst.len() == bytes.len())
@@ -221,6 +253,6 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
     let Some(event) = event else { return Ok(0) };
     let bytes = cordon_protocol::encode(&event)?;
     let len = i32::try_from(bytes.len())?;
-    state.tools.taken = Some(bytes);
+    state.taken = Some(bytes);
     Ok(len)
 }

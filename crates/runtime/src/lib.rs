@@ -20,6 +20,7 @@ mod cache;
 mod cpu;
 pub mod engine;
 mod error;
+pub mod fs;
 mod host;
 mod limits;
 mod output;
@@ -30,6 +31,7 @@ mod wasi;
 
 pub use cordon_policy as policy;
 pub use cordon_protocol::{Language, ScriptError};
+pub use cordon_vfs as vfs;
 pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
 pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox};

@@ -31,6 +31,10 @@ pub struct Limits {
     /// Largest tool result, in bytes of JSON (`TOOL_RESULT_TOO_LARGE` in the
     /// guest). Default 1 MiB.
     pub tool_result_bytes: u64,
+    /// Bytes of file content in the sandbox's file system (`ENOSPC`). Default 64 MiB.
+    pub fs_bytes: u64,
+    /// Files and directories in the sandbox's file system (`ENOSPC`). Default 10 000.
+    pub fs_files: u64,
 }
 
 impl Default for Limits {
@@ -44,6 +48,8 @@ impl Default for Limits {
             tool_calls: 1000,
             tool_timeout_ms: 30_000,
             tool_result_bytes: MIB,
+            fs_bytes: 64 * MIB,
+            fs_files: 10_000,
         }
     }
 }
@@ -55,6 +61,8 @@ pub(crate) const OUTPUT_BYTES: (u64, u64) = (1, 256 * MIB);
 pub(crate) const CODE_BYTES: (u64, u64) = (1, 64 * MIB);
 pub(crate) const TOOL_CALLS: (u64, u64) = (0, 1_000_000);
 pub(crate) const TOOL_RESULT_BYTES: (u64, u64) = (1, 256 * MIB);
+pub(crate) const FS_BYTES: (u64, u64) = (0, 4096 * MIB);
+pub(crate) const FS_FILES: (u64, u64) = (3, 1_000_000);
 
 impl Limits {
     /// Checks every limit against its range.
@@ -67,6 +75,8 @@ impl Limits {
         check("toolCalls", self.tool_calls, TOOL_CALLS)?;
         check("toolTimeoutMs", self.tool_timeout_ms, TIME_MS)?;
         check("toolResultBytes", self.tool_result_bytes, TOOL_RESULT_BYTES)?;
+        check("fsBytes", self.fs_bytes, FS_BYTES)?;
+        check("fsFiles", self.fs_files, FS_FILES)?;
         Ok(())
     }
 }

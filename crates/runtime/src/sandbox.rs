@@ -10,6 +10,7 @@ use std::{
 
 use cordon_policy::Budgets;
 use cordon_protocol::{abi, decode, encode, Language, RunOutcome, RunRequest, ScriptError};
+use cordon_vfs::{MemFs, Quotas};
 use tokio::sync::Notify;
 use wasmtime::{Memory, Store, Trap, TypedFunc};
 
@@ -113,6 +114,8 @@ pub struct Sandbox {
     tools: Option<Tools>,
     /// Capability budgets: they outlive runs and instance restarts.
     budgets: Arc<Mutex<Budgets>>,
+    /// The file system: it outlives runs and instance restarts.
+    fs: Arc<Mutex<MemFs>>,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -166,11 +169,25 @@ impl Sandbox {
             ),
         };
         let budgets = Arc::new(Mutex::new(budgets.with_run_max(limits.tool_calls)));
-        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets })
+        let quotas = Quotas {
+            total_bytes: limits.fs_bytes,
+            files: limits.fs_files,
+            file_bytes: limits.fs_bytes.min(Quotas::default().file_bytes),
+            ..Quotas::default()
+        };
+        let fs = Arc::new(Mutex::new(MemFs::new(quotas)));
+        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets, fs })
     }
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Serves one encoded file-system request from the embedder (see
+    /// [`crate::fs::serve`]); works whether or not a run is in progress.
+    pub fn fs_request(&self, request: &[u8], data: &[u8]) -> Vec<u8> {
+        let mut tree = self.fs.lock().unwrap_or_else(|e| e.into_inner());
+        crate::fs::serve(&mut tree, request, data)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
@@ -292,8 +309,8 @@ impl Sandbox {
             result_bytes: usize::try_from(self.limits.tool_result_bytes).unwrap_or(usize::MAX),
         };
         let tools = self.tools.clone().map(|t| (t, Arc::clone(&self.budgets)));
-        let mut store =
-            Store::new(&shared.engine, HostState::new(memory_limit, ToolState::new(tools, tool_limits)));
+        let state = HostState::new(memory_limit, ToolState::new(tools, tool_limits), Arc::clone(&self.fs));
+        let mut store = Store::new(&shared.engine, state);
         store.limiter(|state| &mut state.limiter);
         store.epoch_deadline_callback(host::on_epoch);
         store.set_epoch_deadline(1);

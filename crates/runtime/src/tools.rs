@@ -102,8 +102,6 @@ pub(crate) struct ToolState {
     next_id: u32,
     ready: VecDeque<ToolEvent>,
     pending: FuturesUnordered<BoxFuture<Completion>>,
-    /// The encoded event announced by the last `wait`.
-    pub(crate) taken: Option<Vec<u8>>,
     /// The audit log: each record, when its call started, and whether it ended.
     records: Vec<(ToolCallRecord, Instant, bool)>,
 }
@@ -130,7 +128,6 @@ impl ToolState {
             next_id: 0,
             ready: VecDeque::new(),
             pending: FuturesUnordered::new(),
-            taken: None,
             records: Vec::new(),
         }
     }
@@ -156,7 +153,6 @@ impl ToolState {
     pub(crate) fn end_run(&mut self) -> Vec<ToolCallRecord> {
         self.ready.clear();
         self.pending = FuturesUnordered::new();
-        self.taken = None;
         self.records
             .drain(..)
             .map(|(mut record, _, done)| {

@@ -49,11 +49,47 @@ fn new_engine() -> Result<Engine, String> {
                 f64::from(host::tool_call(&name, &args))
             })
             .map_err(|e| e.to_string())?;
+        let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object = install.call((write, call)).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object = install.call((write, call, fs)).map_err(|e| format!("prelude: {e}"))?;
         Ok(Persistent::save(&ctx, helpers))
     })?;
     Ok(Engine { runtime, context, helpers, tools: Vec::new() })
+}
+
+/// The native half of `fs`: `(requestJson, data?, asText) -> [replyJson, payload]`.
+/// `data` is a string (written as UTF-8) or a Uint8Array; the payload of a
+/// read is a string when `asText` (invalid UTF-8 replaced) or a Uint8Array.
+fn fs_op<'js>(
+    ctx: Ctx<'js>,
+    request: rquickjs::String<'js>,
+    data: rquickjs::function::Opt<Value<'js>>,
+    as_text: rquickjs::function::Opt<bool>,
+) -> rquickjs::Result<rquickjs::Array<'js>> {
+    let request = request.to_string()?;
+    let bytes: Vec<u8> = match data.0 {
+        Some(v) if v.is_string() => {
+            v.as_string().map(|s| s.to_string()).transpose()?.unwrap_or_default().into_bytes()
+        }
+        Some(v) if v.is_object() => match rquickjs::TypedArray::<u8>::from_value(v) {
+            // SAFETY: the slice is copied at once; no JavaScript runs while it lives.
+            Ok(array) => unsafe { array.as_bytes() }.map(<[u8]>::to_vec).unwrap_or_default(),
+            Err(_) => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let reply = host::fs(&request, &bytes);
+    let (head, rest) = reply.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
+    let json_len = u32::from_le_bytes(head.try_into().unwrap_or([0; 4])) as usize;
+    let (json, payload) = rest.split_at_checked(json_len).unwrap_or((rest, &[]));
+    let out = rquickjs::Array::new(ctx.clone())?;
+    out.set(0, String::from_utf8_lossy(json).into_owned())?;
+    if as_text.0.unwrap_or(false) {
+        out.set(1, String::from_utf8_lossy(payload).into_owned())?;
+    } else {
+        out.set(1, rquickjs::TypedArray::<u8>::new(ctx, payload.to_vec())?)?;
+    }
+    Ok(out)
 }
 
 /// Runs one script to completion.

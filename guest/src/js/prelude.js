@@ -1,7 +1,8 @@
 // The guest's console, tool bindings, timers and value formatting. Evaluated
 // once per instance; the returned helpers stay private to the guest's Rust
-// side. `write(stream, text)` and `call(name, argsJson)` are host imports.
-(function install(write, call) {
+// side. `write(stream, text)`, `call(name, argsJson)` and `fsop(requestJson,
+// data, asText)` reach the host.
+(function install(write, call, fsop) {
   "use strict";
   // Intrinsics captured before any script can replace them.
   const jsonStringify = JSON.stringify;
@@ -57,6 +58,12 @@
     if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
     if (value instanceof RegExp) return String(value);
     if (value instanceof Promise) return "Promise { <pending> }";
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+      const name = Object.getPrototypeOf(value).constructor.name;
+      const items = Array.from(value.length > 100 ? value.subarray(0, 100) : value, (v) => inspect(v, depth + 1));
+      if (value.length > 100) items.push(`... ${value.length - 100} more item${value.length - 100 > 1 ? "s" : ""}`);
+      return items.length ? `${name}(${value.length}) [ ${items.join(", ")} ]` : `${name}(0) []`;
+    }
     const top = depth === 0 ? "" : "";
     const inner = seen.concat([value]);
     const sub = (v) => inspect(v, depth + 1, inner, indent + 2);
@@ -245,6 +252,129 @@
   };
   let registered = [];
   hidden(globalThis, "tools", tools);
+
+  // ---- fs ----------------------------------------------------------------
+  // Node's fs for the sandbox's file system: synchronous functions
+  // (`readFileSync`, ...), promise versions under the plain names and
+  // `fs.promises`. Paths are relative to /workspace unless absolute.
+
+  class FsError extends Error {
+    constructor(message, code, syscall, path) {
+      super(message);
+      this.stack = "";
+      this.name = "Error";
+      this.code = code;
+      this.syscall = syscall;
+      this.path = path;
+    }
+  }
+
+  function fsCall(syscall, request, data, asText) {
+    const path = request.op === "cwd" ? "." : request.path ?? request.from;
+    if (typeof path !== "string" || (request.to !== undefined && typeof request.to !== "string")) {
+      throw new TypeError(`The "path" argument must be of type string. Received ${kindOf(path)}`);
+    }
+    const [json, payload] = fsop(jsonStringify(request), data, asText === true);
+    const reply = jsonParse(json);
+    if (reply.errno) {
+      // "CODE: description (detail), 'path'" becomes Node's "…, syscall 'path'".
+      const msg = reply.message;
+      const at = msg.lastIndexOf(", '");
+      const text = at < 0 ? msg : `${msg.slice(0, at)}, ${syscall} ${msg.slice(at + 2)}`;
+      throw new FsError(text, reply.errno, syscall, path);
+    }
+    return [reply, payload];
+  }
+  const encodingOf = (options) =>
+    typeof options === "string" ? options : options && typeof options === "object" ? options.encoding : undefined;
+  const isText = (enc) => enc === "utf8" || enc === "utf-8";
+  function toData(data) {
+    if (typeof data === "string") return data;
+    if (data instanceof Uint8Array) return data;
+    if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    if (data instanceof ArrayBuffer) return new Uint8Array(data);
+    throw new TypeError(`The "data" argument must be a string or a Uint8Array. Received ${kindOf(data)}`);
+  }
+  function stats(st) {
+    const isDir = st.kind === "dir";
+    return {
+      size: st.size,
+      mtimeMs: st.mtime_ms,
+      mtime: new Date(st.mtime_ms),
+      isFile: () => !isDir,
+      isDirectory: () => isDir,
+      isSymbolicLink: () => false,
+    };
+  }
+  const sync = {
+    readFileSync(path, options) {
+      const enc = encodingOf(options);
+      if (enc !== undefined && enc !== null && !isText(enc)) throw new TypeError(`unsupported encoding ${String(enc)}; use "utf8" or none`);
+      return fsCall("open", { op: "read", path }, undefined, isText(enc))[1];
+    },
+    writeFileSync(path, data, options) {
+      const flag = options && typeof options === "object" ? options.flag : undefined;
+      const mode = flag === "a" ? "append" : flag === "wx" ? "create_new" : "truncate";
+      fsCall("open", { op: "write", path, mode }, toData(data));
+    },
+    appendFileSync(path, data) {
+      fsCall("open", { op: "write", path, mode: "append" }, toData(data));
+    },
+    mkdirSync(path, options) {
+      fsCall("mkdir", { op: "mkdir", path, recursive: !!(options && options.recursive) });
+    },
+    readdirSync(path, options) {
+      const entries = fsCall("scandir", { op: "readdir", path })[0].entries;
+      if (options && options.withFileTypes) {
+        return entries.map((e) => ({ name: e.name, isFile: () => e.kind === "file", isDirectory: () => e.kind === "dir" }));
+      }
+      return entries.map((e) => e.name);
+    },
+    statSync(path) {
+      return stats(fsCall("stat", { op: "stat", path })[0].stat);
+    },
+    existsSync(path) {
+      try {
+        fsCall("stat", { op: "stat", path });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    rmSync(path, options) {
+      try {
+        fsCall("rm", { op: "remove", path, recursive: !!(options && options.recursive) });
+      } catch (e) {
+        if (!(options && options.force && e.code === "ENOENT")) throw e;
+      }
+    },
+    unlinkSync(path) {
+      const st = fsCall("stat", { op: "stat", path })[0].stat;
+      if (st.kind === "dir") throw new FsError(`EISDIR: is a directory, unlink '${path}'`, "EISDIR", "unlink", path);
+      fsCall("unlink", { op: "remove", path, recursive: false });
+    },
+    rmdirSync(path) {
+      const st = fsCall("stat", { op: "stat", path })[0].stat;
+      if (st.kind !== "dir") throw new FsError(`ENOTDIR: not a directory, rmdir '${path}'`, "ENOTDIR", "rmdir", path);
+      fsCall("rmdir", { op: "remove", path, recursive: false });
+    },
+    renameSync(from, to) {
+      fsCall("rename", { op: "rename", from, to });
+    },
+  };
+  const promises = {};
+  for (const [name, fn] of Object.entries(sync)) {
+    if (name === "existsSync") continue;
+    const plain = name.slice(0, -4);
+    promises[plain] = async (...a) => fn(...a);
+  }
+  const fs = { ...sync, ...promises, promises };
+  hidden(globalThis, "fs", fs);
+  // The working directory of guest code (shared with the shell later).
+  hidden(globalThis, "process", {
+    cwd: () => fsCall("cwd", { op: "cwd" })[0].cwd,
+    chdir: (path) => void fsCall("chdir", { op: "chdir", path }),
+  });
 
   // ---- timers ------------------------------------------------------------
 
