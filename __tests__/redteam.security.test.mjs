@@ -1,10 +1,22 @@
 // The public red-team cases of the categories cordon implements so far. Every
-// case must be contained; a table per category is printed.
+// case must be contained; a case that needs what cordon has not built yet
+// (the shell, the api-misuse runner) is skipped and counted; a table per
+// category is printed.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { loadCategory, runCase } from "./redteam/runner.mjs";
 
-const CATEGORIES = ["capability_bypass", "constraint_bypass", "max_calls_bypass", "amla_readme"];
+const CATEGORIES = [
+  "capability_bypass",
+  "constraint_bypass",
+  "max_calls_bypass",
+  "amla_readme",
+  "cpu_exhaustion",
+  "memory_exhaustion",
+  "output_flooding",
+  "filesystem_escape",
+  "timing_side_channels",
+];
 const table = [];
 
 for (const category of CATEGORIES) {

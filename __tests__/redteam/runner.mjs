@@ -1,7 +1,7 @@
 // Runs the public red-team cases of ../shared/redteam against the built
 // package and judges each by its `expect` block and the invariants of
 // shared/redteam/README.md. Used by redteam.security.test.mjs.
-import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { readFileSync, writeFileSync, mkdtempSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
@@ -178,9 +178,25 @@ export function strictViolation(profileName, record) {
 
 const protoKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join(",");
 
-/** Runs one case; returns { contained, why, elapsed, stdout }. */
+// What cordon offers of the `requires` vocabulary so far.
+const SUPPORTED = new Set(["js.fs"]);
+const LANGUAGES = new Set(["javascript", "tool-args"]);
+const LIMIT_CODES = new Set(["TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "STACK_OVERFLOW", "OUTPUT_LIMIT"]);
+const HELPERS = [
+  "const __call = (name, params) => tools.call(name, params);",
+  "const __fs = { readFile: async (p) => fs.readFileSync(p, 'utf8'), writeFile: async (p, d) => fs.writeFileSync(p, d),",
+  "  mkdir: async (p) => fs.mkdirSync(p, { recursive: true }), readdir: async (p) => fs.readdirSync(p), unlink: async (p) => fs.unlinkSync(p) };",
+];
+
+/** Runs one case; returns { contained, why, elapsed, stdout } or { skipped }. */
 export async function runCase(c) {
-  if (c.requires?.length) return { skipped: `requires ${c.requires.join(", ")}` };
+  const missing = (c.requires ?? []).filter((r) => !SUPPORTED.has(r));
+  if (missing.length) return { skipped: `requires ${missing.join(", ")}` };
+  if (!LANGUAGES.has(c.language)) return { skipped: `language ${c.language} is not implemented yet` };
+  if (c.runner === "api" || c.api) return { skipped: "api-misuse runner not implemented yet" };
+  if (/^(wait_after_ms|compare_two_fresh_sandboxes)/.test(c.runner ?? "")) return { skipped: `runner ${c.runner} not implemented yet` };
+  const canaryBefore = readFileSync(CANARY_PATH, "utf8");
+  const rssBefore = process.memoryUsage().rss;
   const records = [];
   const state = { count: 0 };
   const protoBefore = protoKeys();
@@ -190,7 +206,7 @@ export async function runCase(c) {
       ? `try { const r = await tools.callRaw(${JSON.stringify(c.method)}, ${JSON.stringify(
           c.args_json.replace(/\{\{repeat:(.+?):(\d+)\}\}/g, (_, s, n) => s.repeat(Number(n))),
         )}); console.log('ALLOWED ' + JSON.stringify(r).slice(0, 200)); } catch (e) { console.log('DENIED ' + String(e && e.message || e).slice(0, 300)); }`
-      : ["const __call = (name, params) => tools.call(name, params);", ...[c.code].flat()].map(substitute).join("\n");
+      : [...HELPERS, ...[c.code].flat()].map(substitute).join("\n");
   const language = c.language === "tool-args" ? "javascript" : c.language;
   const runs = [];
   const attempt = async (text, lang) => {
@@ -222,6 +238,27 @@ export async function runCase(c) {
   const fail = (why) => ({ contained: false, why, elapsed: Math.max(...runs.map((r) => r.elapsed)), stdout });
   const e = c.expect;
 
+  if (readFileSync(CANARY_PATH, "utf8") !== canaryBefore) return fail("a host file changed");
+  for (const p of e.host_paths_must_not_exist ?? []) if (existsSync(substitute(p))) return fail(`${p} exists on the host`);
+  if (e.host_rss_growth_mb_max !== undefined) {
+    const growth = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+    if (growth > e.host_rss_growth_mb_max) return fail(`host RSS grew by ${growth.toFixed(0)} MiB`);
+  }
+  if (e.stdout_valid_utf8 && !stdout.isWellFormed()) return fail("stdout is not valid UTF-8");
+  if (e.max_stdout_bytes !== undefined) {
+    // The cut output may carry cordon's one-line truncation marker.
+    const marker = /\n?\[cordon: output truncated at \d+ bytes\]\n$/;
+    for (const r of runs) {
+      const bytes = Buffer.byteLength(out(r).replace(marker, ""));
+      if (bytes > e.max_stdout_bytes) return fail(`stdout holds ${bytes} bytes, over ${e.max_stdout_bytes}`);
+    }
+  }
+  if (e.max_stderr_bytes !== undefined) {
+    for (const r of runs) {
+      const bytes = Buffer.byteLength(err(r).replace(/\n?\[cordon: output truncated at \d+ bytes\]\n$/, ""));
+      if (bytes > e.max_stderr_bytes) return fail(`stderr holds ${bytes} bytes, over ${e.max_stderr_bytes}`);
+    }
+  }
   const everything = [...runs, ...followups.map((f) => f.out)]
     .map((r) => out(r) + err(r) + String(r.error?.message ?? "") + JSON.stringify(r.result?.error ?? ""))
     .join("\n");
@@ -262,6 +299,20 @@ export async function runCase(c) {
     case "ok":
       if (runs.some((r) => r.error)) return fail(`run failed: ${runs.find((r) => r.error).error.message}`);
       break;
+    case "terminated":
+    case "terminated_or_error":
+    case "error": {
+      const pattern = e.error_matches ? regex(e.error_matches) : /./;
+      for (const r of runs) {
+        const limit = r.error && LIMIT_CODES.has(r.error.code);
+        const scriptError = r.result?.exitCode !== 0 && r.result?.error;
+        const seen = `${r.error?.code ?? ""} ${r.error?.message ?? ""} ${scriptError ? `${scriptError.name}: ${scriptError.message}` : ""}`;
+        const ended = e.outcome === "terminated" ? limit || (e.error_matches && scriptError) : limit || r.error || scriptError;
+        if (!ended) return fail(`the run was not stopped (stdout ${JSON.stringify(out(r).slice(0, 120))})`);
+        if (!pattern.test(seen)) return fail(`the error ${JSON.stringify(seen.trim())} does not name the limit`);
+      }
+      break;
+    }
     default:
       break;
   }
