@@ -198,7 +198,7 @@ export interface RunResult {
     stats: RunStats;
 }
 /** Stable codes of {@link CordonError}. */
-export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "INTERNAL";
+export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "BUSY" | "INVALID_SNAPSHOT" | "INTERNAL";
 /** What a run had produced when the sandbox stopped it. */
 export interface PartialResult {
     stdout: string;
@@ -290,6 +290,8 @@ interface NativeCancel {
 }
 interface NativeSandbox {
     run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+    snapshot(): Buffer;
+    reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;
     limits(): Required<NativeLimits>;
     close(): void;
@@ -306,6 +308,19 @@ export declare class Sandbox {
     private constructor();
     /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
     static create(options?: SandboxOptions): Promise<Sandbox>;
+    /**
+     * Resumes a session from {@link snapshot} bytes (also in another process),
+     * with the same tools and capabilities it was taken with. Rejects with
+     * `INVALID_SNAPSHOT` for corrupt or foreign bytes.
+     */
+    static restore(snapshot: Uint8Array, options?: SandboxOptions): Promise<Sandbox>;
+    /**
+     * Captures the session — file system, capability budgets and the
+     * JavaScript heap — once the runs queued before it have ended.
+     */
+    snapshot(): Promise<Uint8Array>;
+    /** Starts the session over: no globals, an empty file system, unused budgets. */
+    reset(): Promise<void>;
     /** The effective limits (defaults filled in). */
     get limits(): Readonly<Required<Limits>>;
     /** Whether {@link close} was called. */

@@ -21,6 +21,12 @@ export declare class NativeSandbox {
    * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
    */
   static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
+  /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
+  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
+  /** Captures the session; the error message starts with its code. */
+  snapshot(): Buffer
+  /** Starts the session over; the error message starts with its code. */
+  reset(): void
   /** Runs code; never rejects for a sandbox failure (see `failureCode`). */
   run(code: string, language: string, cancel: NativeCancel): Promise<BindingRunResult>
   /**

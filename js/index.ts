@@ -216,6 +216,8 @@ export type ErrorCode =
   | "STACK_OVERFLOW"
   | "CANCELLED"
   | "CLOSED"
+  | "BUSY"
+  | "INVALID_SNAPSHOT"
   | "INTERNAL";
 
 /** What a run had produced when the sandbox stopped it. */
@@ -395,6 +397,8 @@ interface NativeCancel {
 
 interface NativeSandbox {
   run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+  snapshot(): Buffer;
+  reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
   limits(): Required<NativeLimits>;
   close(): void;
@@ -406,6 +410,13 @@ type Dispatch = (message: string) => Promise<string>;
 interface NativeModule {
   NativeSandbox: {
     create(
+      limits: NativeLimits | null,
+      policy: string | null,
+      dispatch: Dispatch | null,
+      recordHook: boolean | null,
+    ): Promise<NativeSandbox>;
+    restore(
+      snapshot: Uint8Array,
       limits: NativeLimits | null,
       policy: string | null,
       dispatch: Dispatch | null,
@@ -672,6 +683,138 @@ function encodeResult(name: string, result: unknown, maxBytes: number): string {
   return `o${json}`;
 }
 
+/** Validates options and builds what the native side needs. */
+function prepare(options: SandboxOptions): {
+  limits: NativeLimits | null;
+  policy: string | null;
+  dispatch: Dispatch | null;
+  recordHook: boolean;
+  resultLimit: { value: number };
+} {
+  if (!isPlainObject(options)) {
+    throw new CordonError("INVALID_OPTIONS", `options must be an object, got ${describe(options)}`);
+  }
+  checkKeys("options", options, SANDBOX_KEYS);
+  const limits = validateLimits(options.limits);
+  const tools = normalTools(options.tools);
+  const { capabilities, constraints, maxCalls, approve, onToolCall } = options;
+  if (capabilities !== undefined && !Array.isArray(capabilities)) {
+    throw new CordonError("INVALID_OPTIONS", `capabilities must be an array, got ${describe(capabilities)}`);
+  }
+  for (const [key, value] of [["constraints", constraints], ["maxCalls", maxCalls]] as const) {
+    if (value !== undefined && !isPlainObject(value)) {
+      throw new CordonError("INVALID_OPTIONS", `${key} must be a record of tool names, got ${describe(value)}`);
+    }
+  }
+  if (approve !== undefined && typeof approve !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `approve must be a function, got ${describe(approve)}`);
+  }
+  if (onToolCall !== undefined && typeof onToolCall !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `onToolCall must be a function, got ${describe(onToolCall)}`);
+  }
+  if (approve === undefined && capabilities?.some((c) => c && (c as Capability).requireApproval === true)) {
+    throw new CordonError("INVALID_OPTIONS", "a capability has requireApproval, but no approve function was given");
+  }
+  let policy: string | null = null;
+  let dispatch: Dispatch | null = null;
+  // Set from the effective limits once the sandbox exists (before any call).
+  const resultLimit = { value: 0 };
+  if (capabilities !== undefined) checkJsonData(capabilities, "capabilities");
+  if (constraints !== undefined) checkJsonData(constraints, "constraints");
+  if (maxCalls !== undefined) checkJsonData(maxCalls, "maxCalls");
+  if (tools.length > 0 || capabilities?.length || constraints || maxCalls) {
+    policy = JSON.stringify({
+      tools: tools.map((t) => (t.inputSchema ? { name: t.name, inputSchema: t.inputSchema } : { name: t.name })),
+      capabilities: capabilities ?? [],
+      constraints: constraints ?? {},
+      maxCalls: maxCalls ?? {},
+    });
+    const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
+    let seq = 0;
+    dispatch = async (message) => {
+      const nl = message.indexOf("\n");
+      const kind = message.slice(0, nl);
+      const payload = message.slice(nl + 1);
+      if (kind === "record") {
+        try {
+          const raw = JSON.parse(payload) as NativeToolCall;
+          onToolCall?.(toRecord({ ...raw, args: raw.args }));
+        } catch {
+          // A hook that throws does not change the call.
+        }
+        return "";
+      }
+      let call: ToolCallRequest;
+      try {
+        call = JSON.parse(payload) as ToolCallRequest;
+      } catch {
+        return "TOOL_ERROR\nmalformed call";
+      }
+      if (kind === "approve") {
+        try {
+          return (await approve?.({ tool: call.tool, args: call.args })) === true ? "true" : "false";
+        } catch {
+          return "false";
+        }
+      }
+      const handler = handlers.get(call.tool);
+      if (!handler) return "TOOL_ERROR\nthe tool has no handler";
+      let result: unknown;
+      try {
+        result = await handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
+      } catch (e) {
+        return `TOOL_ERROR\n${errorText(e)}`;
+      }
+      return encodeResult(call.tool, result, resultLimit.value);
+    };
+  }
+  return { limits: limits ?? null, policy, dispatch, recordHook: onToolCall !== undefined, resultLimit };
+}
+
+/** Maps a native failure (message `CODE: text`, or status `InvalidArg`) to a CordonError. */
+function toCordonError(err: unknown): CordonError {
+  const e = err as { code?: string; message?: string };
+  const message = String(e?.message ?? err);
+  const m = /^([A-Z_]+): ([\s\S]*)$/.exec(message);
+  if (m) return new CordonError(m[1] as ErrorCode, m[2]);
+  return new CordonError(e?.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", message);
+}
+
+async function nativeCall<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw toCordonError(err);
+  }
+}
+
+function nativeSync<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    throw toCordonError(err);
+  }
+}
+
+/** Writes `files` into a new sandbox; a bad entry closes it and rejects. */
+function seed(sandbox: Sandbox, nativeSandbox: NativeSandbox, files: unknown): void {
+  if (!isPlainObject(files)) {
+    nativeSandbox.close();
+    throw new CordonError("INVALID_OPTIONS", `files must be a record of path → content, got ${describe(files)}`);
+  }
+  for (const [path, content] of Object.entries(files)) {
+    try {
+      const slash = path.lastIndexOf("/");
+      if (slash > 0) sandbox.fs.mkdirSync(path.slice(0, slash));
+      sandbox.fs.writeFileSync(path, content as string | Uint8Array);
+    } catch (err) {
+      nativeSandbox.close();
+      const why = err instanceof Error ? err.message : String(err);
+      throw new CordonError("INVALID_OPTIONS", `files[${JSON.stringify(path)}]: ${why}`);
+    }
+  }
+}
+
 /**
  * An isolated JavaScript environment. Runs on one sandbox are sequential (a
  * second `run` waits for the first) and share their globals, like a REPL.
@@ -692,109 +835,55 @@ export class Sandbox {
 
   /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
-    if (!isPlainObject(options)) {
-      throw new CordonError("INVALID_OPTIONS", `options must be an object, got ${describe(options)}`);
-    }
-    checkKeys("options", options, SANDBOX_KEYS);
-    const limits = validateLimits(options.limits);
-    const tools = normalTools(options.tools);
-    const { capabilities, constraints, maxCalls, approve, onToolCall } = options;
-    if (capabilities !== undefined && !Array.isArray(capabilities)) {
-      throw new CordonError("INVALID_OPTIONS", `capabilities must be an array, got ${describe(capabilities)}`);
-    }
-    for (const [key, value] of [["constraints", constraints], ["maxCalls", maxCalls]] as const) {
-      if (value !== undefined && !isPlainObject(value)) {
-        throw new CordonError("INVALID_OPTIONS", `${key} must be a record of tool names, got ${describe(value)}`);
-      }
-    }
-    if (approve !== undefined && typeof approve !== "function") {
-      throw new CordonError("INVALID_OPTIONS", `approve must be a function, got ${describe(approve)}`);
-    }
-    if (onToolCall !== undefined && typeof onToolCall !== "function") {
-      throw new CordonError("INVALID_OPTIONS", `onToolCall must be a function, got ${describe(onToolCall)}`);
-    }
-    if (approve === undefined && capabilities?.some((c) => c && (c as Capability).requireApproval === true)) {
-      throw new CordonError("INVALID_OPTIONS", "a capability has requireApproval, but no approve function was given");
-    }
-    let policy: string | null = null;
-    let dispatch: Dispatch | null = null;
-    // Set from the effective limits once the sandbox exists (before any call).
-    let resultLimit = 0;
-    if (capabilities !== undefined) checkJsonData(capabilities, "capabilities");
-    if (constraints !== undefined) checkJsonData(constraints, "constraints");
-    if (maxCalls !== undefined) checkJsonData(maxCalls, "maxCalls");
-    if (tools.length > 0 || capabilities?.length || constraints || maxCalls) {
-      policy = JSON.stringify({
-        tools: tools.map((t) => (t.inputSchema ? { name: t.name, inputSchema: t.inputSchema } : { name: t.name })),
-        capabilities: capabilities ?? [],
-        constraints: constraints ?? {},
-        maxCalls: maxCalls ?? {},
-      });
-      const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
-      let seq = 0;
-      dispatch = async (message) => {
-        const nl = message.indexOf("\n");
-        const kind = message.slice(0, nl);
-        const payload = message.slice(nl + 1);
-        if (kind === "record") {
-          try {
-            const raw = JSON.parse(payload) as NativeToolCall;
-            onToolCall?.(toRecord({ ...raw, args: raw.args }));
-          } catch {
-            // A hook that throws does not change the call.
-          }
-          return "";
-        }
-        let call: ToolCallRequest;
-        try {
-          call = JSON.parse(payload) as ToolCallRequest;
-        } catch {
-          return "TOOL_ERROR\nmalformed call";
-        }
-        if (kind === "approve") {
-          try {
-            return (await approve?.({ tool: call.tool, args: call.args })) === true ? "true" : "false";
-          } catch {
-            return "false";
-          }
-        }
-        const handler = handlers.get(call.tool);
-        if (!handler) return "TOOL_ERROR\nthe tool has no handler";
-        let result: unknown;
-        try {
-          result = await handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
-        } catch (e) {
-          return `TOOL_ERROR\n${errorText(e)}`;
-        }
-        return encodeResult(call.tool, result, resultLimit);
-      };
-    }
-    let nativeSandbox: NativeSandbox;
-    try {
-      nativeSandbox = await native.NativeSandbox.create(limits ?? null, policy, dispatch, onToolCall !== undefined);
-    } catch (err) {
-      const e = err as { code?: string; message?: string };
-      throw new CordonError(e.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", String(e.message ?? err));
-    }
-    resultLimit = nativeSandbox.limits().toolResultBytes;
+    const prepared = prepare(options);
+    const nativeSandbox = await nativeCall(() =>
+      native.NativeSandbox.create(prepared.limits, prepared.policy, prepared.dispatch, prepared.recordHook),
+    );
+    prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     const sandbox = new Sandbox(nativeSandbox);
-    if (options.files !== undefined) {
-      if (!isPlainObject(options.files)) {
-        throw new CordonError("INVALID_OPTIONS", `files must be a record of path → content, got ${describe(options.files)}`);
-      }
-      for (const [path, content] of Object.entries(options.files)) {
-        try {
-          const slash = path.lastIndexOf("/");
-          if (slash > 0) sandbox.fs.mkdirSync(path.slice(0, slash));
-          sandbox.fs.writeFileSync(path, content as string | Uint8Array);
-        } catch (err) {
-          nativeSandbox.close();
-          const why = err instanceof Error ? err.message : String(err);
-          throw new CordonError("INVALID_OPTIONS", `files[${JSON.stringify(path)}]: ${why}`);
-        }
-      }
-    }
+    if (options.files !== undefined) seed(sandbox, nativeSandbox, options.files);
     return sandbox;
+  }
+
+  /**
+   * Resumes a session from {@link snapshot} bytes (also in another process),
+   * with the same tools and capabilities it was taken with. Rejects with
+   * `INVALID_SNAPSHOT` for corrupt or foreign bytes.
+   */
+  static async restore(snapshot: Uint8Array, options: SandboxOptions = {}): Promise<Sandbox> {
+    if (!(snapshot instanceof Uint8Array)) {
+      throw new CordonError("INVALID_SNAPSHOT", `a snapshot is a Uint8Array, got ${describe(snapshot)}`);
+    }
+    if (options.files !== undefined) {
+      throw new CordonError("INVALID_OPTIONS", "files cannot be seeded into a restored sandbox; write them with sb.fs");
+    }
+    const prepared = prepare(options);
+    const nativeSandbox = await nativeCall(() =>
+      native.NativeSandbox.restore(snapshot, prepared.limits, prepared.policy, prepared.dispatch, prepared.recordHook),
+    );
+    prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
+    return new Sandbox(nativeSandbox);
+  }
+
+  /**
+   * Captures the session — file system, capability budgets and the
+   * JavaScript heap — once the runs queued before it have ended.
+   */
+  async snapshot(): Promise<Uint8Array> {
+    return this.#after(() => new Uint8Array(nativeSync(() => this.#native.snapshot())));
+  }
+
+  /** Starts the session over: no globals, an empty file system, unused budgets. */
+  async reset(): Promise<void> {
+    return this.#after(() => nativeSync(() => this.#native.reset()));
+  }
+
+  /** Runs `f` once the runs queued before it have ended. */
+  async #after<T>(f: () => T): Promise<T> {
+    if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
+    const step = this.#queue.then(f);
+    this.#queue = step.catch(() => undefined);
+    return step;
   }
 
   /** The effective limits (defaults filled in). */

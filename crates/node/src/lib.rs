@@ -231,6 +231,35 @@ impl ToolHost for NodeTools {
     }
 }
 
+/// A sandbox failure outside a run, as a JavaScript error whose `code` is
+/// the napi status (`InvalidArg` for bad options) and whose message starts
+/// with cordon's code (`INVALID_SNAPSHOT: ...`).
+fn to_error(failure: RunFailure) -> Error {
+    let status = if failure.code == cordon_runtime::ErrorCode::InvalidOptions {
+        Status::InvalidArg
+    } else {
+        Status::GenericFailure
+    };
+    Error::new(status, format!("{}: {}", failure.code, failure.message))
+}
+
+fn to_tools(
+    policy: Option<String>,
+    dispatch: Option<Dispatch>,
+    record_hook: Option<bool>,
+) -> Result<Option<Tools>> {
+    let (Some(policy), Some(dispatch)) = (policy, dispatch) else {
+        return Ok(None);
+    };
+    let spec: PolicySpec =
+        serde_json::from_str(&policy).map_err(|e| invalid(format!("invalid tools or capabilities: {e}")))?;
+    let policy = Policy::compile(spec).map_err(|e| invalid(e.message))?;
+    Ok(Some(Tools {
+        policy: Arc::new(policy),
+        host: Arc::new(NodeTools { dispatch, record_hook: record_hook.unwrap_or(false) }),
+    }))
+}
+
 /// Cancels one run (wired to an `AbortSignal` by `js/`).
 #[napi]
 pub struct NativeCancel {
@@ -268,33 +297,41 @@ impl NativeSandbox {
         record_hook: Option<bool>,
     ) -> Result<NativeSandbox> {
         let limits = to_limits(limits)?;
-        let tools = match (policy, dispatch) {
-            (Some(policy), Some(dispatch)) => {
-                let spec: PolicySpec = serde_json::from_str(&policy)
-                    .map_err(|e| invalid(format!("invalid tools or capabilities: {e}")))?;
-                let policy = Policy::compile(spec).map_err(|e| invalid(e.message))?;
-                Some(Tools {
-                    policy: Arc::new(policy),
-                    host: Arc::new(NodeTools { dispatch, record_hook: record_hook.unwrap_or(false) }),
-                })
-            }
-            _ => None,
-        };
+        let tools = to_tools(policy, dispatch, record_hook)?;
         let created = match tools {
             Some(tools) => Sandbox::with_tools(limits, tools),
             None => Sandbox::new(limits),
         };
-        match created {
-            Ok(inner) => Ok(NativeSandbox { inner }),
-            Err(failure) => Err(Error::new(
-                if failure.code == cordon_runtime::ErrorCode::InvalidOptions {
-                    Status::InvalidArg
-                } else {
-                    Status::GenericFailure
-                },
-                failure.message,
-            )),
-        }
+        created.map(|inner| NativeSandbox { inner }).map_err(to_error)
+    }
+
+    /// Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`.
+    #[napi(factory)]
+    pub async fn restore(
+        snapshot: Buffer,
+        limits: Option<BindingLimits>,
+        policy: Option<String>,
+        dispatch: Option<Dispatch>,
+        record_hook: Option<bool>,
+    ) -> Result<NativeSandbox> {
+        let limits = to_limits(limits)?;
+        let tools = to_tools(policy, dispatch, record_hook)?;
+        Sandbox::restore(&snapshot, limits, tools)
+            .await
+            .map(|inner| NativeSandbox { inner })
+            .map_err(to_error)
+    }
+
+    /// Captures the session; the error message starts with its code.
+    #[napi]
+    pub fn snapshot(&self) -> Result<Buffer> {
+        self.inner.snapshot().map(Buffer::from).map_err(to_error)
+    }
+
+    /// Starts the session over; the error message starts with its code.
+    #[napi]
+    pub fn reset(&self) -> Result<()> {
+        self.inner.reset().map_err(to_error)
     }
 
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).

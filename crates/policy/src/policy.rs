@@ -179,6 +179,16 @@ impl Budgets {
     pub fn used(&self) -> &[u64] {
         &self.used
     }
+
+    /// Restores the counts of [`used`](Self::used) (from a snapshot); false,
+    /// and nothing changed, when the number of capabilities differs.
+    pub fn restore_used(&mut self, used: &[u64]) -> bool {
+        if used.len() != self.used.len() {
+            return false;
+        }
+        self.used.copy_from_slice(used);
+        true
+    }
 }
 
 fn schema_validator(name: &str, schema: &Value) -> Result<Validator, ConfigError> {

@@ -24,6 +24,9 @@ pub enum ErrorCode {
     Closed,
     /// A run was started while another was in progress on the same sandbox.
     Busy,
+    /// A snapshot is corrupt, of another version or guest build, or does not
+    /// fit the options it is restored with.
+    InvalidSnapshot,
     /// A fault of cordon itself (a bug): the guest trapped for another reason
     /// or broke the protocol.
     Internal,
@@ -42,6 +45,7 @@ impl ErrorCode {
             Self::Cancelled => "CANCELLED",
             Self::Closed => "CLOSED",
             Self::Busy => "BUSY",
+            Self::InvalidSnapshot => "INVALID_SNAPSHOT",
             Self::Internal => "INTERNAL",
         }
     }

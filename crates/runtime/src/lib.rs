@@ -25,6 +25,7 @@ mod host;
 mod limits;
 mod output;
 mod sandbox;
+mod snapshot;
 mod ticker;
 mod tools;
 mod wasi;

@@ -183,6 +183,93 @@ impl Sandbox {
         &self.limits
     }
 
+    /// Starts the session over: a fresh guest (no globals), an empty file
+    /// system and unused budgets. Refused while a run is in progress.
+    pub fn reset(&self) -> Result<(), RunFailure> {
+        let mut slot = self.lock();
+        if slot.closed {
+            return Err(RunFailure::new(ErrorCode::Closed, "the sandbox is closed"));
+        }
+        if slot.busy {
+            return Err(RunFailure::new(ErrorCode::Busy, "a run is in progress on this sandbox"));
+        }
+        slot.guest = None;
+        slot.lost = false;
+        let quotas = *self.fs.lock().unwrap_or_else(|e| e.into_inner()).quotas();
+        *self.fs.lock().unwrap_or_else(|e| e.into_inner()) = MemFs::new(quotas);
+        let mut budgets = self.budgets.lock().unwrap_or_else(|e| e.into_inner());
+        let zero = vec![0; budgets.used().len()];
+        budgets.restore_used(&zero);
+        Ok(())
+    }
+
+    /// Captures the session: file system, budgets and the guest's memory
+    /// (its JavaScript heap). Refused while a run is in progress.
+    pub fn snapshot(&self) -> Result<Vec<u8>, RunFailure> {
+        let slot = self.lock();
+        if slot.closed {
+            return Err(RunFailure::new(ErrorCode::Closed, "the sandbox is closed"));
+        }
+        if slot.busy {
+            return Err(RunFailure::new(ErrorCode::Busy, "a run is in progress on this sandbox"));
+        }
+        let memory = slot.guest.as_ref().map(|g| g.memory.data(&g.store).to_vec()).unwrap_or_default();
+        let fs = self.fs.lock().unwrap_or_else(|e| e.into_inner()).export();
+        let budgets = self.budgets.lock().unwrap_or_else(|e| e.into_inner()).used().to_vec();
+        Ok(crate::snapshot::encode(&crate::snapshot::Parts { fs, budgets, memory }))
+    }
+
+    /// Rebuilds a session from [`snapshot`](Self::snapshot) bytes, with these
+    /// limits and tools (the same capabilities as when it was taken).
+    pub async fn restore(bytes: &[u8], limits: Limits, tools: Option<Tools>) -> Result<Self, RunFailure> {
+        let parts = crate::snapshot::decode(bytes)?;
+        let sandbox = Self::build(limits, tools)?;
+        {
+            let quotas = *sandbox.fs.lock().unwrap_or_else(|e| e.into_inner()).quotas();
+            let fs = MemFs::import(&parts.fs, quotas).map_err(|e| {
+                RunFailure::new(ErrorCode::InvalidSnapshot, format!("the snapshot's files do not fit: {e}"))
+            })?;
+            *sandbox.fs.lock().unwrap_or_else(|e| e.into_inner()) = fs;
+        }
+        let budgets_fit = {
+            let mut budgets = sandbox.budgets.lock().unwrap_or_else(|e| e.into_inner());
+            parts.budgets.is_empty() || budgets.restore_used(&parts.budgets)
+        };
+        if !budgets_fit {
+            return Err(RunFailure::new(
+                ErrorCode::InvalidSnapshot,
+                "the snapshot was taken with other capabilities; restore it with the same ones",
+            ));
+        }
+        if !parts.memory.is_empty() {
+            if u64::try_from(parts.memory.len()).unwrap_or(u64::MAX) > limits.memory_bytes {
+                return Err(RunFailure::new(
+                    ErrorCode::InvalidSnapshot,
+                    format!(
+                        "the snapshot's memory of {} bytes exceeds limits.memoryBytes",
+                        parts.memory.len()
+                    ),
+                ));
+            }
+            let mut guest = sandbox.instantiate().await?;
+            let have = guest.memory.data_size(&guest.store);
+            let page = 65_536;
+            if parts.memory.len() % page != 0 || parts.memory.len() < have {
+                return Err(RunFailure::new(
+                    ErrorCode::InvalidSnapshot,
+                    "the snapshot's memory has a wrong size",
+                ));
+            }
+            let grow = u64::try_from((parts.memory.len() - have) / page).unwrap_or(u64::MAX);
+            guest.memory.grow(&mut guest.store, grow).map_err(|e| {
+                RunFailure::new(ErrorCode::InvalidSnapshot, format!("cannot restore the memory: {e}"))
+            })?;
+            guest.memory.data_mut(&mut guest.store).copy_from_slice(&parts.memory);
+            sandbox.lock().guest = Some(guest);
+        }
+        Ok(sandbox)
+    }
+
     /// Serves one encoded file-system request from the embedder (see
     /// [`crate::fs::serve`]); works whether or not a run is in progress.
     pub fn fs_request(&self, request: &[u8], data: &[u8]) -> Vec<u8> {

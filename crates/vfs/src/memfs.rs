@@ -144,6 +144,94 @@ impl MemFs {
     }
 }
 
+/// Format version of [`MemFs::export`].
+const EXPORT_VERSION: u32 = 1;
+
+fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+    let (head, rest) = bytes.split_at_checked(n)?;
+    *bytes = rest;
+    Some(head)
+}
+
+fn take_u64(bytes: &mut &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(take(bytes, 8)?.try_into().ok()?))
+}
+
+impl MemFs {
+    /// The whole tree as bytes: version, working directory, then every file
+    /// and directory below `/` (depth first, parents first).
+    pub fn export(&self) -> Vec<u8> {
+        fn put(out: &mut Vec<u8>, bytes: &[u8]) {
+            out.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        fn walk(out: &mut Vec<u8>, path: &VPath, node: &Node) {
+            if let Node::Dir { entries, .. } = node {
+                for (name, child) in entries {
+                    let child_path = path.join(name);
+                    match child {
+                        Node::File { data, mtime_ms } => {
+                            out.push(b'f');
+                            put(out, child_path.to_string().as_bytes());
+                            out.extend_from_slice(&mtime_ms.to_le_bytes());
+                            put(out, data);
+                        }
+                        Node::Dir { mtime_ms, .. } => {
+                            out.push(b'd');
+                            put(out, child_path.to_string().as_bytes());
+                            out.extend_from_slice(&mtime_ms.to_le_bytes());
+                            walk(out, &child_path, child);
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.usage.bytes as usize + 64);
+        out.extend_from_slice(&EXPORT_VERSION.to_le_bytes());
+        put(&mut out, self.cwd.to_string().as_bytes());
+        walk(&mut out, &VPath::root(), &self.root);
+        out
+    }
+
+    /// Rebuilds a tree from [`export`](Self::export) bytes under `quotas`,
+    /// through the same checks as any write: a malformed or over-quota
+    /// export is an error, never a partial tree.
+    pub fn import(bytes: &[u8], quotas: Quotas) -> Result<Self, String> {
+        let bad = || "the file-system image is malformed".to_string();
+        let mut rest = bytes;
+        let version = u32::from_le_bytes(take(&mut rest, 4).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
+        if version != EXPORT_VERSION {
+            return Err(format!("the file-system image has version {version}, expected {EXPORT_VERSION}"));
+        }
+        let text = |rest: &mut &[u8]| -> Result<String, String> {
+            let len = usize::try_from(take_u64(rest).ok_or_else(bad)?).map_err(|_| bad())?;
+            String::from_utf8(take(rest, len).ok_or_else(bad)?.to_vec()).map_err(|_| bad())
+        };
+        let cwd = text(&mut rest)?;
+        let mut fs = Self::new(quotas);
+        let builtin = ["/workspace", "/tmp"];
+        while let Some((&tag, tail)) = rest.split_first() {
+            rest = tail;
+            let path = text(&mut rest)?;
+            let mtime = take_u64(&mut rest).ok_or_else(bad)?;
+            fs.set_time(mtime);
+            match tag {
+                b'd' if builtin.contains(&path.as_str()) => {}
+                b'd' => fs.mkdir(&path, false).map_err(|e| e.to_string())?,
+                b'f' => {
+                    let len = usize::try_from(take_u64(&mut rest).ok_or_else(bad)?).map_err(|_| bad())?;
+                    let data = take(&mut rest, len).ok_or_else(bad)?;
+                    fs.write(&path, data, WriteMode::CreateNew).map_err(|e| e.to_string())?;
+                }
+                _ => return Err(bad()),
+            }
+        }
+        fs.chdir(&cwd).map_err(|e| e.to_string())?;
+        fs.set_time(0);
+        Ok(fs)
+    }
+}
+
 impl FileSystem for MemFs {
     fn read(&self, path: &str) -> Result<Vec<u8>, FsError> {
         let p = self.resolve(path)?;

@@ -111,3 +111,27 @@ fn memfs_tracks_usage() {
     fs.remove("a", true).unwrap();
     assert_eq!((fs.usage().bytes, fs.usage().files), (0, 3));
 }
+
+#[test]
+fn memfs_exports_and_imports_exactly() {
+    let mut fs = MemFs::new(Quotas::default());
+    fs.mkdir("a/b", true).unwrap();
+    fs.write("a/b/bin", &(0..=255).collect::<Vec<u8>>(), WriteMode::Truncate).unwrap();
+    fs.write("/tmp/t", b"text", WriteMode::Truncate).unwrap();
+    fs.mkdir("/tmp/empty", false).unwrap();
+    fs.chdir("a").unwrap();
+    let image = fs.export();
+    let back = MemFs::import(&image, Quotas::default()).unwrap();
+    assert_eq!(back.export(), image);
+    assert_eq!(back.cwd(), "/workspace/a");
+    assert_eq!(back.read("b/bin").unwrap(), (0..=255).collect::<Vec<u8>>());
+    assert_eq!(back.usage(), fs.usage());
+    // Truncated, corrupt or over-quota images are refused whole.
+    assert!(MemFs::import(&image[..image.len() - 1], Quotas::default()).is_err());
+    assert!(MemFs::import(b"\x02\0\0\0", Quotas::default()).is_err());
+    assert!(MemFs::import(&image, Quotas { total_bytes: 10, ..Quotas::default() }).is_err());
+    let mut evil = image.clone();
+    let at = evil.windows(4).position(|w| w == b"/tmp").unwrap();
+    evil[at + 1] = b'e'; // "/emp/t": outside the writable roots
+    assert!(MemFs::import(&evil, Quotas::default()).is_err());
+}
