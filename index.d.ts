@@ -147,6 +147,17 @@ export interface SandboxOptions {
     onToolCall?: (record: ToolCallRecord) => void;
     /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
     files?: Record<string, string | Uint8Array>;
+    /**
+     * Deterministic clock and randomness: the clock starts at `startTime`
+     * (default 2000-01-01T00:00:00Z) and advances 1 ms per read; `Math.random`
+     * and `crypto` draw from a stream seeded by `seed` (default 0). Without it
+     * the clock is real (1 ms resolution) and randomness is secure and distinct
+     * per sandbox.
+     */
+    deterministic?: boolean | {
+        seed?: number;
+        startTime?: number;
+    };
 }
 /** Defines a tool. */
 export declare function tool(definition: ToolDefinition): ToolDefinition;

@@ -20,9 +20,9 @@ export declare class NativeSandbox {
    * Creates a sandbox (compiling or loading the guest on first use).
    * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
    */
-  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
+  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Promise<NativeSandbox>
   /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
-  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null): Promise<NativeSandbox>
+  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Promise<NativeSandbox>
   /** Captures the session; the error message starts with its code. */
   snapshot(): Buffer
   /** Starts the session over; the error message starts with its code. */
@@ -37,6 +37,12 @@ export declare class NativeSandbox {
   /** The effective limits, defaults filled in. */
   limits(): BindingLimits
   close(): void
+}
+
+/** Deterministic clock and randomness (`js/` fills in the defaults). */
+export interface BindingDeterminism {
+  seed: number
+  startMs: number
 }
 
 /** Limits as JavaScript numbers; `js/` validates them first, this checks again. */

@@ -16,6 +16,7 @@ const CATEGORIES = [
   "output_flooding",
   "filesystem_escape",
   "timing_side_channels",
+  "determinism",
 ];
 const table = [];
 

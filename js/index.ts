@@ -147,6 +147,14 @@ export interface SandboxOptions {
   onToolCall?: (record: ToolCallRecord) => void;
   /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
   files?: Record<string, string | Uint8Array>;
+  /**
+   * Deterministic clock and randomness: the clock starts at `startTime`
+   * (default 2000-01-01T00:00:00Z) and advances 1 ms per read; `Math.random`
+   * and `crypto` draw from a stream seeded by `seed` (default 0). Without it
+   * the clock is real (1 ms resolution) and randomness is secure and distinct
+   * per sandbox.
+   */
+  deterministic?: boolean | { seed?: number; startTime?: number };
 }
 
 /** Defines a tool. */
@@ -404,6 +412,11 @@ interface NativeSandbox {
   close(): void;
 }
 
+interface NativeDeterminism {
+  seed: number;
+  startMs: number;
+}
+
 /** Serves the native side: a message is `<kind>\n<payload>`. */
 type Dispatch = (message: string) => Promise<string>;
 
@@ -414,6 +427,7 @@ interface NativeModule {
       policy: string | null,
       dispatch: Dispatch | null,
       recordHook: boolean | null,
+      deterministic: NativeDeterminism | null,
     ): Promise<NativeSandbox>;
     restore(
       snapshot: Uint8Array,
@@ -421,6 +435,7 @@ interface NativeModule {
       policy: string | null,
       dispatch: Dispatch | null,
       recordHook: boolean | null,
+      deterministic: NativeDeterminism | null,
     ): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
@@ -438,7 +453,17 @@ const LIMIT_KEYS = [
   "fsBytes",
   "fsFiles",
 ] as const;
-const SANDBOX_KEYS = ["limits", "tools", "capabilities", "constraints", "maxCalls", "approve", "onToolCall", "files"] as const;
+const SANDBOX_KEYS = [
+  "limits",
+  "tools",
+  "capabilities",
+  "constraints",
+  "maxCalls",
+  "approve",
+  "onToolCall",
+  "files",
+  "deterministic",
+] as const;
 const RUN_KEYS = ["language", "signal"] as const;
 const LANGUAGES: readonly string[] = ["javascript"];
 
@@ -689,6 +714,7 @@ function prepare(options: SandboxOptions): {
   policy: string | null;
   dispatch: Dispatch | null;
   recordHook: boolean;
+  deterministic: NativeDeterminism | null;
   resultLimit: { value: number };
 } {
   if (!isPlainObject(options)) {
@@ -768,7 +794,29 @@ function prepare(options: SandboxOptions): {
       return encodeResult(call.tool, result, resultLimit.value);
     };
   }
-  return { limits: limits ?? null, policy, dispatch, recordHook: onToolCall !== undefined, resultLimit };
+  const deterministic = validateDeterminism(options.deterministic);
+  return { limits: limits ?? null, policy, dispatch, recordHook: onToolCall !== undefined, deterministic, resultLimit };
+}
+
+const DETERMINISTIC_START = Date.UTC(2000, 0, 1);
+
+function validateDeterminism(value: unknown): NativeDeterminism | null {
+  if (value === undefined || value === false) return null;
+  if (value === true) return { seed: 0, startMs: DETERMINISTIC_START };
+  if (!isPlainObject(value)) {
+    throw new CordonError("INVALID_OPTIONS", `deterministic must be a boolean or { seed, startTime }, got ${describe(value)}`);
+  }
+  checkKeys("deterministic", value, ["seed", "startTime"]);
+  const out = { seed: 0, startMs: DETERMINISTIC_START };
+  for (const [key, field] of [["seed", "seed"], ["startTime", "startMs"]] as const) {
+    const v = value[key];
+    if (v === undefined) continue;
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+      throw new CordonError("INVALID_OPTIONS", `deterministic.${key} must be a non-negative integer, got ${describe(v)}`);
+    }
+    out[field] = v;
+  }
+  return out;
 }
 
 /** Maps a native failure (message `CODE: text`, or status `InvalidArg`) to a CordonError. */
@@ -837,7 +885,13 @@ export class Sandbox {
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() =>
-      native.NativeSandbox.create(prepared.limits, prepared.policy, prepared.dispatch, prepared.recordHook),
+      native.NativeSandbox.create(
+        prepared.limits,
+        prepared.policy,
+        prepared.dispatch,
+        prepared.recordHook,
+        prepared.deterministic,
+      ),
     );
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     const sandbox = new Sandbox(nativeSandbox);
@@ -859,7 +913,14 @@ export class Sandbox {
     }
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() =>
-      native.NativeSandbox.restore(snapshot, prepared.limits, prepared.policy, prepared.dispatch, prepared.recordHook),
+      native.NativeSandbox.restore(
+        snapshot,
+        prepared.limits,
+        prepared.policy,
+        prepared.dispatch,
+        prepared.recordHook,
+        prepared.deterministic,
+      ),
     );
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     return new Sandbox(nativeSandbox);

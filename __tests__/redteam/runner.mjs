@@ -176,10 +176,30 @@ export function strictViolation(profileName, record) {
   return null;
 }
 
+/** Runs the code in two fresh sandboxes and compares their output. */
+async function compareFresh(c) {
+  const deterministic = (c.requires ?? []).includes("api.deterministic_mode");
+  const outputs = [];
+  const started = performance.now();
+  for (let i = 0; i < 2; i++) {
+    const sb = await Sandbox.create({ ...options(c.config, c.limits ?? {}, [], { count: 0 }), deterministic });
+    const r = await sb.run([...HELPERS, ...[c.code].flat()].join("\n"));
+    outputs.push(r.stdout);
+    await sb.close();
+  }
+  const elapsed = performance.now() - started;
+  const e = c.expect;
+  const fail = (why) => ({ contained: false, why, elapsed, stdout: outputs.join("") });
+  if (e.fresh_sandboxes_differ && outputs[0] === outputs[1]) return fail(`two fresh sandboxes printed the same ${JSON.stringify(outputs[0])}`);
+  if (e.fresh_sandboxes_identical && outputs[0] !== outputs[1]) return fail("two deterministic sandboxes differ");
+  if (e.stdout_matches && !outputs.every((o) => regex(e.stdout_matches).test(o))) return fail("stdout does not match");
+  return { contained: true, elapsed, stdout: outputs.join("") };
+}
+
 const protoKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join(",");
 
 // What cordon offers of the `requires` vocabulary so far.
-const SUPPORTED = new Set(["js.fs"]);
+const SUPPORTED = new Set(["js.fs", "api.deterministic_mode"]);
 const LANGUAGES = new Set(["javascript", "tool-args"]);
 const LIMIT_CODES = new Set(["TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "STACK_OVERFLOW", "OUTPUT_LIMIT"]);
 const HELPERS = [
@@ -194,7 +214,8 @@ export async function runCase(c) {
   if (missing.length) return { skipped: `requires ${missing.join(", ")}` };
   if (!LANGUAGES.has(c.language)) return { skipped: `language ${c.language} is not implemented yet` };
   if (c.runner === "api" || c.api) return { skipped: "api-misuse runner not implemented yet" };
-  if (/^(wait_after_ms|compare_two_fresh_sandboxes)/.test(c.runner ?? "")) return { skipped: `runner ${c.runner} not implemented yet` };
+  if (/^wait_after_ms/.test(c.runner ?? "")) return { skipped: `runner ${c.runner} not implemented yet` };
+  if (c.runner === "compare_two_fresh_sandboxes") return compareFresh(c);
   const canaryBefore = readFileSync(CANARY_PATH, "utf8");
   const rssBefore = process.memoryUsage().rss;
   const records = [];

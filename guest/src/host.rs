@@ -78,3 +78,18 @@ pub fn write(stream: Stream, text: &str) -> i64 {
     // for the duration of the call.
     unsafe { host_output(id, text.as_ptr(), text.len()) }
 }
+
+#[link(wasm_import_module = "wasi_snapshot_preview1")]
+extern "C" {
+    #[link_name = "random_get"]
+    fn wasi_random_get(buf: *mut u8, len: usize) -> u16;
+}
+
+/// `len` bytes from the host's random source (secure, or seeded in
+/// deterministic mode).
+pub fn random(len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    // SAFETY: `buf` has exactly `len` writable bytes.
+    let _ = unsafe { wasi_random_get(buf.as_mut_ptr(), len) };
+    buf
+}

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
-    BoxFuture, CancelFlag, Language, Limits, RunFailure, RunReport, Sandbox, ToolCallRecord, ToolFailure,
-    ToolHost, ToolInvocation, Tools,
+    BoxFuture, CancelFlag, Determinism, Language, Limits, RunFailure, RunReport, Sandbox, ToolCallRecord,
+    ToolFailure, ToolHost, ToolInvocation, Tools,
 };
 use napi::{
     bindgen_prelude::{Buffer, Promise},
@@ -35,6 +35,20 @@ pub struct BindingLimits {
     pub tool_result_bytes: Option<f64>,
     pub fs_bytes: Option<f64>,
     pub fs_files: Option<f64>,
+}
+
+/// Deterministic clock and randomness (`js/` fills in the defaults).
+#[napi(object)]
+pub struct BindingDeterminism {
+    pub seed: f64,
+    pub start_ms: f64,
+}
+
+fn to_determinism(d: Option<BindingDeterminism>) -> Result<Option<Determinism>> {
+    let Some(d) = d else { return Ok(None) };
+    let seed = limit("seed", Some(d.seed), 0)?;
+    let start_ms = limit("startTime", Some(d.start_ms), 0)?;
+    Ok(Some(Determinism { seed, start_ms }))
 }
 
 /// One entry of a run's tool-call log.
@@ -295,14 +309,12 @@ impl NativeSandbox {
         policy: Option<String>,
         dispatch: Option<Dispatch>,
         record_hook: Option<bool>,
+        deterministic: Option<BindingDeterminism>,
     ) -> Result<NativeSandbox> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
-        let created = match tools {
-            Some(tools) => Sandbox::with_tools(limits, tools),
-            None => Sandbox::new(limits),
-        };
-        created.map(|inner| NativeSandbox { inner }).map_err(to_error)
+        let determinism = to_determinism(deterministic)?;
+        Sandbox::build(limits, tools, determinism).map(|inner| NativeSandbox { inner }).map_err(to_error)
     }
 
     /// Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`.
@@ -313,10 +325,12 @@ impl NativeSandbox {
         policy: Option<String>,
         dispatch: Option<Dispatch>,
         record_hook: Option<bool>,
+        deterministic: Option<BindingDeterminism>,
     ) -> Result<NativeSandbox> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
-        Sandbox::restore(&snapshot, limits, tools)
+        let determinism = to_determinism(deterministic)?;
+        Sandbox::restore(&snapshot, limits, tools, determinism)
             .await
             .map(|inner| NativeSandbox { inner })
             .map_err(to_error)

@@ -12,7 +12,8 @@ use wasmtime::{Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut,
 use cordon_vfs::MemFs;
 
 use crate::{
-    cpu::CpuMeter, error::Stop, fs, output::Captured, sandbox::CancelFlag, tools::ToolState, ErrorCode,
+    cpu::CpuMeter, entropy::Entropy, error::Stop, fs, output::Captured, sandbox::CancelFlag,
+    tools::ToolState, ErrorCode,
 };
 
 /// Per-store host state.
@@ -22,8 +23,8 @@ pub(crate) struct HostState {
     pub(crate) stderr: Captured,
     /// Deadlines of the run in progress; `None` between runs.
     pub(crate) run: Option<RunControl>,
-    /// Origin of the guest's monotonic clock.
-    pub(crate) clock_origin: Instant,
+    /// The guest's clock and random source.
+    pub(crate) entropy: Entropy,
     pub(crate) tools: ToolState,
     /// The sandbox's file system (it outlives this store).
     pub(crate) fs: Arc<Mutex<MemFs>>,
@@ -32,13 +33,18 @@ pub(crate) struct HostState {
 }
 
 impl HostState {
-    pub(crate) fn new(memory_limit: usize, tools: ToolState, fs: Arc<Mutex<MemFs>>) -> Self {
+    pub(crate) fn new(
+        memory_limit: usize,
+        tools: ToolState,
+        fs: Arc<Mutex<MemFs>>,
+        entropy: Entropy,
+    ) -> Self {
         Self {
             limiter: MemoryLimiter { limit: memory_limit, hit: false },
             stdout: Captured::new(0),
             stderr: Captured::new(0),
             run: None,
-            clock_origin: Instant::now(),
+            entropy,
             tools,
             fs,
             taken: None,

@@ -19,6 +19,7 @@
 mod cache;
 mod cpu;
 pub mod engine;
+mod entropy;
 mod error;
 pub mod fs;
 mod host;
@@ -33,6 +34,7 @@ mod wasi;
 pub use cordon_policy as policy;
 pub use cordon_protocol::{Language, ScriptError};
 pub use cordon_vfs as vfs;
+pub use entropy::Determinism;
 pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
 pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox};

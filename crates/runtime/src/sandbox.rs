@@ -17,6 +17,7 @@ use wasmtime::{Memory, Store, Trap, TypedFunc};
 use crate::{
     cpu::{CpuMeter, Metered},
     engine,
+    entropy::{Determinism, Entropy},
     error::Stop,
     host::{self, HostState, RunControl},
     output::Captured,
@@ -116,6 +117,8 @@ pub struct Sandbox {
     budgets: Arc<Mutex<Budgets>>,
     /// The file system: it outlives runs and instance restarts.
     fs: Arc<Mutex<MemFs>>,
+    /// Deterministic clock and randomness, when asked for.
+    determinism: Option<Determinism>,
 }
 
 impl std::fmt::Debug for Sandbox {
@@ -150,15 +153,21 @@ impl Sandbox {
     /// Creates a sandbox after checking its limits. The guest is instantiated
     /// by the first run.
     pub fn new(limits: Limits) -> Result<Self, RunFailure> {
-        Self::build(limits, None)
+        Self::build(limits, None, None)
     }
 
     /// Creates a sandbox whose guest may call `tools` as their policy allows.
     pub fn with_tools(limits: Limits, tools: Tools) -> Result<Self, RunFailure> {
-        Self::build(limits, Some(tools))
+        Self::build(limits, Some(tools), None)
     }
 
-    fn build(limits: Limits, tools: Option<Tools>) -> Result<Self, RunFailure> {
+    /// Creates a sandbox with optional tools and optional deterministic clock
+    /// and randomness (a fresh instance then starts from the same state).
+    pub fn build(
+        limits: Limits,
+        tools: Option<Tools>,
+        determinism: Option<Determinism>,
+    ) -> Result<Self, RunFailure> {
         limits.validate()?;
         engine::shared()?;
         let budgets = match &tools {
@@ -176,7 +185,7 @@ impl Sandbox {
             ..Quotas::default()
         };
         let fs = Arc::new(Mutex::new(MemFs::new(quotas)));
-        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets, fs })
+        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets, fs, determinism })
     }
 
     pub fn limits(&self) -> &Limits {
@@ -221,9 +230,14 @@ impl Sandbox {
 
     /// Rebuilds a session from [`snapshot`](Self::snapshot) bytes, with these
     /// limits and tools (the same capabilities as when it was taken).
-    pub async fn restore(bytes: &[u8], limits: Limits, tools: Option<Tools>) -> Result<Self, RunFailure> {
+    pub async fn restore(
+        bytes: &[u8],
+        limits: Limits,
+        tools: Option<Tools>,
+        determinism: Option<Determinism>,
+    ) -> Result<Self, RunFailure> {
         let parts = crate::snapshot::decode(bytes)?;
-        let sandbox = Self::build(limits, tools)?;
+        let sandbox = Self::build(limits, tools, determinism)?;
         {
             let quotas = *sandbox.fs.lock().unwrap_or_else(|e| e.into_inner()).quotas();
             let fs = MemFs::import(&parts.fs, quotas).map_err(|e| {
@@ -396,7 +410,9 @@ impl Sandbox {
             result_bytes: usize::try_from(self.limits.tool_result_bytes).unwrap_or(usize::MAX),
         };
         let tools = self.tools.clone().map(|t| (t, Arc::clone(&self.budgets)));
-        let state = HostState::new(memory_limit, ToolState::new(tools, tool_limits), Arc::clone(&self.fs));
+        let entropy = Entropy::new(self.determinism);
+        let state =
+            HostState::new(memory_limit, ToolState::new(tools, tool_limits), Arc::clone(&self.fs), entropy);
         let mut store = Store::new(&shared.engine, state);
         store.limiter(|state| &mut state.limiter);
         store.epoch_deadline_callback(host::on_epoch);

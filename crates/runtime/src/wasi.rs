@@ -4,8 +4,6 @@
 //! randomness comes from the host's secure source. A guest that imports any
 //! other WASI function fails to instantiate.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use wasmtime::{Caller, Linker};
 
 use crate::host::{guest_range, memory, HostState};
@@ -81,12 +79,10 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
         MODULE,
         "clock_time_get",
         |mut c: Caller<'_, HostState>, id: i32, _precision: i64, out: i32| {
-            let ns = match id {
-                0 => SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0),
-                1..=3 => c.data().clock_origin.elapsed().as_nanos(),
-                _ => return EINVAL,
-            };
-            let ns = u64::try_from(ns).unwrap_or(u64::MAX);
+            if !(0..=3).contains(&id) {
+                return EINVAL;
+            }
+            let ns = c.data_mut().entropy.now_ns(id);
             if store(&mut c, out, &ns.to_le_bytes()) {
                 SUCCESS
             } else {
@@ -96,12 +92,15 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
     )?;
     linker.func_wrap(MODULE, "random_get", |mut c: Caller<'_, HostState>, buf: i32, len: i32| {
         let Some(memory) = memory(&mut c) else { return EFAULT };
-        let data = memory.data_mut(&mut c);
+        let (data, state) = memory.data_and_store_mut(&mut c);
         match guest_range(buf, len, data.len()).and_then(|r| data.get_mut(r)) {
-            Some(dst) => match getrandom::getrandom(dst) {
-                Ok(()) => SUCCESS,
-                Err(_) => ENOTSUP,
-            },
+            Some(dst) => {
+                if state.entropy.fill(dst) {
+                    SUCCESS
+                } else {
+                    ENOTSUP
+                }
+            }
             None => EFAULT,
         }
     })?;

@@ -50,8 +50,9 @@ fn new_engine() -> Result<Engine, String> {
             })
             .map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
+        let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object = install.call((write, call, fs)).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object = install.call((write, call, fs, random)).map_err(|e| format!("prelude: {e}"))?;
         Ok(Persistent::save(&ctx, helpers))
     })?;
     Ok(Engine { runtime, context, helpers, tools: Vec::new() })
@@ -90,6 +91,11 @@ fn fs_op<'js>(
         out.set(1, rquickjs::TypedArray::<u8>::new(ctx, payload.to_vec())?)?;
     }
     Ok(out)
+}
+
+/// `len` (at most 65 536) bytes from the host's random source, as a Uint8Array.
+fn random_bytes<'js>(ctx: Ctx<'js>, len: u32) -> rquickjs::Result<rquickjs::TypedArray<'js, u8>> {
+    rquickjs::TypedArray::<u8>::new(ctx, host::random(len.min(65_536) as usize))
 }
 
 /// Runs one script to completion.

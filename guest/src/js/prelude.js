@@ -1,8 +1,8 @@
 // The guest's console, tool bindings, timers and value formatting. Evaluated
 // once per instance; the returned helpers stay private to the guest's Rust
-// side. `write(stream, text)`, `call(name, argsJson)` and `fsop(requestJson,
-// data, asText)` reach the host.
-(function install(write, call, fsop) {
+// side. `write(stream, text)`, `call(name, argsJson)`, `fsop(requestJson,
+// data, asText)` and `random(n)` reach the host.
+(function install(write, call, fsop, random) {
   "use strict";
   // Intrinsics captured before any script can replace them.
   const jsonStringify = JSON.stringify;
@@ -375,6 +375,42 @@
     cwd: () => fsCall("cwd", { op: "cwd" })[0].cwd,
     chdir: (path) => void fsCall("chdir", { op: "chdir", path }),
   });
+
+  // ---- randomness --------------------------------------------------------
+  // Math.random is xoshiro128** seeded from the host's random source (secure
+  // and distinct per sandbox, or seeded in deterministic mode);
+  // crypto.getRandomValues and crypto.randomUUID read the source directly.
+
+  const seed = new Uint32Array(random(16).buffer);
+  let [s0, s1, s2, s3] = seed[0] | seed[1] | seed[2] | seed[3] ? seed : [1, 2, 3, 4];
+  function next32() {
+    const result = Math.imul(((Math.imul(s1, 5) << 7) | (Math.imul(s1, 5) >>> 25)), 9) >>> 0;
+    const t = s1 << 9;
+    s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t;
+    s3 = (s3 << 11) | (s3 >>> 21);
+    return result;
+  }
+  hidden(Math, "random", function random() {
+    return ((next32() >>> 5) * 67108864 + (next32() >>> 6)) / 9007199254740992;
+  });
+  const crypto = {
+    getRandomValues(array) {
+      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array || array instanceof DataView) {
+        throw new TypeError("getRandomValues needs an integer typed array");
+      }
+      if (array.byteLength > 65536) throw new RangeError("getRandomValues takes at most 65536 bytes");
+      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(random(array.byteLength));
+      return array;
+    },
+    randomUUID() {
+      const b = random(16);
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+    },
+  };
+  hidden(globalThis, "crypto", crypto);
 
   // ---- timers ------------------------------------------------------------
 

@@ -1,0 +1,62 @@
+// Deterministic mode, and the default: secure randomness distinct per
+// sandbox and a real clock.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Sandbox, CordonError } from "cordon";
+
+const probe = `
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  console.log(Date.now(), new Date().toISOString(), Math.random(), Math.random(), crypto.randomUUID(), bytes.join(","));
+`;
+
+async function once(options) {
+  const sb = await Sandbox.create(options);
+  const first = (await sb.run(probe)).stdout;
+  const second = (await sb.run(probe)).stdout;
+  await sb.close();
+  return first + second;
+}
+
+test("deterministic sandboxes produce byte-identical output", async () => {
+  const a = await once({ deterministic: true });
+  const b = await once({ deterministic: true });
+  assert.equal(a, b);
+  const [line] = a.split("\n");
+  const [now, iso] = line.split(" ");
+  assert.equal(Number(now), Date.UTC(2000, 0, 1) + Number(now) % 1000);
+  assert.match(iso, /^2000-01-01T00:00:00\.\d{3}Z$/);
+  const seeded = await once({ deterministic: { seed: 42, startTime: Date.UTC(2030, 5, 1) } });
+  assert.notEqual(seeded, a);
+  assert.equal(seeded, await once({ deterministic: { seed: 42, startTime: Date.UTC(2030, 5, 1) } }));
+  assert.match(seeded, /^\d+ 2030-06-01T00:00:00\.\d{3}Z /);
+});
+
+test("by default randomness differs between sandboxes and the clock is real", async () => {
+  const a = await once({});
+  const b = await once({});
+  assert.notEqual(a, b);
+  const now = Number(a.split(" ")[0]);
+  assert.ok(Math.abs(now - Date.now()) < 60_000);
+});
+
+test("the clock never goes backwards and Math.random stays in [0, 1)", async () => {
+  const sb = await Sandbox.create();
+  const r = await sb.run(`
+    let back = 0, prev = Date.now(), bad = 0;
+    for (let i = 0; i < 10000; i++) {
+      const t = Date.now(); if (t < prev) back++; prev = t;
+      const x = Math.random(); if (!(x >= 0 && x < 1)) bad++;
+    }
+    return back + " " + bad;
+  `);
+  assert.equal(r.value, "0 0");
+  const e = await sb.run("try { crypto.getRandomValues(new Float64Array(2)) } catch (e) { return e.name }");
+  assert.equal(e.value, "TypeError");
+  await sb.close();
+});
+
+test("malformed deterministic options are refused", async () => {
+  for (const deterministic of ["yes", { seed: -1 }, { seed: 1.5 }, { startTime: NaN }, { other: 1 }]) {
+    await assert.rejects(Sandbox.create({ deterministic }), (err) => err instanceof CordonError && err.code === "INVALID_OPTIONS");
+  }
+});
