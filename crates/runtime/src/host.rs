@@ -154,6 +154,16 @@ pub(crate) fn guest_range(ptr: i32, len: i32, memory_len: usize) -> Option<std::
     (end <= memory_len).then_some(start..end)
 }
 
+/// Two guest buffers (pointer, length) inside `data`; a trap when either
+/// lies outside the guest's memory.
+fn two_buffers(data: &[u8], a: (i32, i32), b: (i32, i32)) -> wasmtime::Result<(&[u8], &[u8])> {
+    let get = |(ptr, len): (i32, i32)| guest_range(ptr, len, data.len()).and_then(|r| data.get(r));
+    match (get(a), get(b)) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => Err(wasmtime::Error::msg("an import's buffer lies outside guest memory")),
+    }
+}
+
 /// Adds the `cordon` imports.
 pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.func_wrap(
@@ -177,12 +187,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             let memory =
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
-            let (Some(name), Some(args)) = (
-                guest_range(name_ptr, name_len, data.len()).and_then(|r| data.get(r)),
-                guest_range(args_ptr, args_len, data.len()).and_then(|r| data.get(r)),
-            ) else {
-                return Err(wasmtime::Error::msg("tool call buffers outside guest memory"));
-            };
+            let (name, args) = two_buffers(data, (name_ptr, name_len), (args_ptr, args_len))?;
             let id = state.tools.start(name, args);
             Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
         },
@@ -194,12 +199,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             let memory =
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
-            let (Some(request), Some(bytes)) = (
-                guest_range(req_ptr, req_len, data.len()).and_then(|r| data.get(r)),
-                guest_range(data_ptr, data_len, data.len()).and_then(|r| data.get(r)),
-            ) else {
-                return Err(wasmtime::Error::msg("fs buffers outside guest memory"));
-            };
+            let (request, bytes) = two_buffers(data, (req_ptr, req_len), (data_ptr, data_len))?;
             let reply = {
                 let mut tree = state.fs.lock().unwrap_or_else(|e| e.into_inner());
                 fs::serve(&mut tree, request, bytes)
