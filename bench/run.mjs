@@ -21,7 +21,7 @@ try {
   console.error(`bench: cannot read ${workloadsPath} (${err.message}); shared/ must sit beside the project`);
   process.exit(1);
 }
-const only = process.argv.slice(2).filter((a) => /^W\d$/.test(a));
+const only = process.argv.slice(2).filter((a) => /^(W\d|FS)$/.test(a));
 const wanted = (w) => only.length === 0 || only.includes(w);
 
 const quantile = (xs, q) => {
@@ -137,6 +137,41 @@ if (wanted("W5")) {
     }
     row("W5", `compute: ${name}`, fmt(median(times)));
   }
+  await sb.close();
+}
+
+if (wanted("FS")) {
+  // Issue 5's figures: a 5 MB file from Node into the sandbox, read from
+  // JavaScript; snapshot and restore of a session holding 10 MB of files.
+  const five = new Uint8Array(5 * 2 ** 20).map((_, i) => i & 0xff);
+  const sb = await Sandbox.create({ limits: { memoryBytes: 128 * 2 ** 20 } });
+  const writes = [], reads = [];
+  for (let i = 0; i < 11; i++) {
+    let t = performance.now();
+    await sb.fs.writeFile("/workspace/five.bin", five);
+    writes.push(performance.now() - t);
+    t = performance.now();
+    const r = await sb.run("return fs.readFileSync('five.bin').length");
+    reads.push(performance.now() - t);
+    if (r.value !== String(five.length)) throw new Error(`FS read returned ${r.value}`);
+  }
+  row("FS", "write a 5 MB file from Node (sb.fs.writeFile)", fmt(median(writes)));
+  row("FS", "read it from JavaScript (run incl.)", fmt(median(reads)));
+  for (let i = 0; i < 5; i++) await sb.fs.writeFile(`/workspace/f${i}.bin`, five.subarray(0, 2 * 2 ** 20));
+  const snaps = [], restores = [];
+  let size = 0;
+  for (let i = 0; i < 5; i++) {
+    let t = performance.now();
+    const bytes = await sb.snapshot();
+    snaps.push(performance.now() - t);
+    size = bytes.length;
+    t = performance.now();
+    const copy = await Sandbox.restore(bytes, { limits: { memoryBytes: 128 * 2 ** 20 } });
+    restores.push(performance.now() - t);
+    await copy.close();
+  }
+  row("FS", "snapshot of a session with 15 MB of files", fmt(median(snaps)), `${(size / 2 ** 20).toFixed(1)} MiB`);
+  row("FS", "restore of that snapshot", fmt(median(restores)));
   await sb.close();
 }
 
