@@ -169,6 +169,44 @@ export interface RunOptions {
     language?: Language;
     /** Aborting it ends the run with `CANCELLED` (or prevents it from starting). */
     signal?: AbortSignal;
+    /** Adds {@link RunResult.trace}: every nondeterministic input of the run, for {@link Sandbox.replay}. */
+    record?: boolean;
+}
+/**
+ * Every nondeterministic input a run consumed — clock reads, random bytes,
+ * tool calls and the order their results arrived in — and what it printed.
+ * Plain JSON data; keep it to prove or reproduce what the code did.
+ */
+export interface Trace {
+    version: number;
+    tool_names: string[];
+    clock: number[];
+    random: string[];
+    calls: {
+        tool: string;
+        args: string;
+    }[];
+    waits: {
+        event: unknown;
+    }[];
+    stdout: string;
+    stderr: string;
+    exit_code: number;
+}
+/** Where a replay first differed from its trace. */
+export interface Divergence {
+    /** `clock`, `random`, `call`, `wait`, `stdout`, `stderr` or `exit_code`. */
+    kind: string;
+    /** Index of the input of that kind. */
+    index: number;
+    expected: string;
+    actual: string;
+}
+/** The outcome of {@link Sandbox.replay}. */
+export interface ReplayResult {
+    result: RunResult;
+    /** `null` when the replay matched the trace exactly, output included. */
+    divergence: Divergence | null;
 }
 /** An exception the script did not catch. */
 export interface ScriptError {
@@ -206,6 +244,8 @@ export interface RunResult {
     error: ScriptError | undefined;
     /** Every tool call of the run, allowed or denied, in the order made. */
     toolCalls: ToolCallRecord[];
+    /** With `record: true`: the run's {@link Trace}. */
+    trace?: Trace;
     stats: RunStats;
 }
 /** Stable codes of {@link CordonError}. */
@@ -292,6 +332,8 @@ interface NativeRunResult {
     value?: string | null;
     error?: ScriptError | null;
     toolCalls: NativeToolCall[];
+    trace?: string | null;
+    divergence?: string | null;
     stats: RunStats;
     failureCode?: string | null;
     failureMessage?: string | null;
@@ -300,7 +342,7 @@ interface NativeCancel {
     cancel(): void;
 }
 interface NativeSandbox {
-    run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+    run(code: string, language: string, cancel: NativeCancel, record: boolean | null, replay: string | null): Promise<NativeRunResult>;
     snapshot(): Buffer;
     reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;
@@ -341,6 +383,13 @@ export declare class Sandbox {
      * a top-level `return` becomes {@link RunResult.value}.
      */
     run(code: string, options?: RunOptions): Promise<RunResult>;
+    /**
+     * Re-runs `code` on a fresh sandbox made from `options`, answering every
+     * clock read, random draw and tool call from `trace` — no tool is called —
+     * and reports the first place the run differs from the trace (inputs, then
+     * output). Record on a fresh sandbox to replay exactly.
+     */
+    static replay(trace: Trace, code: string, options?: SandboxOptions): Promise<ReplayResult>;
     /**
      * Closes the sandbox: a run in progress ends with `CLOSED`, later runs
      * reject with `CLOSED`, and the guest's memory is freed. Resolves once no

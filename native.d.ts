@@ -27,8 +27,12 @@ export declare class NativeSandbox {
   snapshot(): Buffer
   /** Starts the session over; the error message starts with its code. */
   reset(): void
-  /** Runs code; never rejects for a sandbox failure (see `failureCode`). */
-  run(code: string, language: string, cancel: NativeCancel): Promise<BindingRunResult>
+  /**
+   * Runs code; never rejects for a sandbox failure (see `failureCode`).
+   * `record` asks for a trace; `replay` (a trace's JSON) answers every
+   * nondeterministic input from it.
+   */
+  run(code: string, language: string, cancel: NativeCancel, record?: boolean | undefined | null, replay?: string | undefined | null): Promise<BindingRunResult>
   /**
    * One file-system request (JSON of `FsRequest`, plus the bytes of a
    * write); returns the encoded reply (u32 LE length, JSON, read bytes).
@@ -67,6 +71,10 @@ export interface BindingRunResult {
   value?: string
   error?: BindingScriptError
   toolCalls: Array<BindingToolCall>
+  /** JSON of the recorded `Trace`, for `record`. */
+  trace?: string
+  /** JSON of the first `Divergence`, for `replay`. */
+  divergence?: string
   stats: BindingStats
   failureCode?: string
   failureMessage?: string

@@ -171,6 +171,42 @@ export interface RunOptions {
   language?: Language;
   /** Aborting it ends the run with `CANCELLED` (or prevents it from starting). */
   signal?: AbortSignal;
+  /** Adds {@link RunResult.trace}: every nondeterministic input of the run, for {@link Sandbox.replay}. */
+  record?: boolean;
+}
+
+/**
+ * Every nondeterministic input a run consumed — clock reads, random bytes,
+ * tool calls and the order their results arrived in — and what it printed.
+ * Plain JSON data; keep it to prove or reproduce what the code did.
+ */
+export interface Trace {
+  version: number;
+  tool_names: string[];
+  clock: number[];
+  random: string[];
+  calls: { tool: string; args: string }[];
+  waits: { event: unknown }[];
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+}
+
+/** Where a replay first differed from its trace. */
+export interface Divergence {
+  /** `clock`, `random`, `call`, `wait`, `stdout`, `stderr` or `exit_code`. */
+  kind: string;
+  /** Index of the input of that kind. */
+  index: number;
+  expected: string;
+  actual: string;
+}
+
+/** The outcome of {@link Sandbox.replay}. */
+export interface ReplayResult {
+  result: RunResult;
+  /** `null` when the replay matched the trace exactly, output included. */
+  divergence: Divergence | null;
 }
 
 /** An exception the script did not catch. */
@@ -211,6 +247,8 @@ export interface RunResult {
   error: ScriptError | undefined;
   /** Every tool call of the run, allowed or denied, in the order made. */
   toolCalls: ToolCallRecord[];
+  /** With `record: true`: the run's {@link Trace}. */
+  trace?: Trace;
   stats: RunStats;
 }
 
@@ -394,6 +432,8 @@ interface NativeRunResult {
   value?: string | null;
   error?: ScriptError | null;
   toolCalls: NativeToolCall[];
+  trace?: string | null;
+  divergence?: string | null;
   stats: RunStats;
   failureCode?: string | null;
   failureMessage?: string | null;
@@ -404,7 +444,13 @@ interface NativeCancel {
 }
 
 interface NativeSandbox {
-  run(code: string, language: string, cancel: NativeCancel): Promise<NativeRunResult>;
+  run(
+    code: string,
+    language: string,
+    cancel: NativeCancel,
+    record: boolean | null,
+    replay: string | null,
+  ): Promise<NativeRunResult>;
   snapshot(): Buffer;
   reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
@@ -464,7 +510,7 @@ const SANDBOX_KEYS = [
   "files",
   "deterministic",
 ] as const;
-const RUN_KEYS = ["language", "signal"] as const;
+const RUN_KEYS = ["language", "signal", "record"] as const;
 const LANGUAGES: readonly string[] = ["javascript"];
 
 const describe = (v: unknown): string => {
@@ -570,7 +616,7 @@ function toRecord(raw: NativeToolCall): ToolCallRecord {
 }
 
 function toResult(raw: NativeRunResult): RunResult {
-  return {
+  const result: RunResult = {
     exitCode: raw.exitCode,
     stdout: raw.stdout,
     stderr: raw.stderr,
@@ -579,6 +625,8 @@ function toResult(raw: NativeRunResult): RunResult {
     toolCalls: raw.toolCalls.map(toRecord),
     stats: raw.stats,
   };
+  if (raw.trace) result.trace = JSON.parse(raw.trace) as Trace;
+  return result;
 }
 
 // ---- tools ---------------------------------------------------------------
@@ -976,9 +1024,12 @@ export class Sandbox {
         `unknown language ${describe(language)}; cordon runs ${LANGUAGES.map((l) => JSON.stringify(l)).join(", ")}`,
       );
     }
-    const { signal } = options;
+    const { signal, record } = options;
     if (signal !== undefined && !isAbortSignal(signal)) {
       throw new CordonError("INVALID_OPTIONS", `signal must be an AbortSignal, got ${describe(signal)}`);
+    }
+    if (record !== undefined && typeof record !== "boolean") {
+      throw new CordonError("INVALID_OPTIONS", `record must be a boolean, got ${describe(record)}`);
     }
     // A string of L UTF-16 units is at least L bytes of UTF-8: check that first
     // so a huge script is refused without scanning it.
@@ -994,16 +1045,29 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
+    const raw = await this.#execute(code, language, signal, record === true, null);
+    return toResult(raw);
+  }
+
+  /** Queues one native run; a sandbox failure rejects with a CordonError. */
+  async #execute(
+    code: string,
+    language: string,
+    signal: AbortSignal | undefined,
+    record: boolean,
+    replay: string | null,
+  ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
     if (signal?.aborted) throw new CordonError("CANCELLED", "the run was cancelled before it started");
-
     const cancel = new native.NativeCancel();
     const onAbort = () => cancel.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#queue.then(() => this.#native.run(code, language, cancel));
+    const run = this.#queue.then(() => this.#native.run(code, language, cancel, record, replay));
     this.#queue = run.catch(() => undefined);
     try {
-      const raw = await run;
+      const raw = await run.catch((err: unknown) => {
+        throw toCordonError(err);
+      });
       if (raw.failureCode) {
         throw new CordonError(raw.failureCode as ErrorCode, raw.failureMessage ?? raw.failureCode, {
           stdout: raw.stdout,
@@ -1012,9 +1076,32 @@ export class Sandbox {
           stats: raw.stats,
         });
       }
-      return toResult(raw);
+      return raw;
     } finally {
       signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * Re-runs `code` on a fresh sandbox made from `options`, answering every
+   * clock read, random draw and tool call from `trace` — no tool is called —
+   * and reports the first place the run differs from the trace (inputs, then
+   * output). Record on a fresh sandbox to replay exactly.
+   */
+  static async replay(trace: Trace, code: string, options: SandboxOptions = {}): Promise<ReplayResult> {
+    if (!isPlainObject(trace) || typeof (trace as { version?: unknown }).version !== "number") {
+      throw new CordonError("INVALID_OPTIONS", `trace must be a trace object from run(code, { record: true }), got ${describe(trace)}`);
+    }
+    if (typeof code !== "string") {
+      throw new CordonError("INVALID_CODE", `code must be a string, got ${describe(code)}`);
+    }
+    const sandbox = await Sandbox.create(options);
+    try {
+      const raw = await sandbox.#execute(code, "javascript", undefined, false, JSON.stringify(trace));
+      const divergence = raw.divergence ? (JSON.parse(raw.divergence) as Divergence) : null;
+      return { result: toResult(raw), divergence };
+    } finally {
+      await sandbox.close();
     }
   }
 

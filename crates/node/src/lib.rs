@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
     BoxFuture, CancelFlag, Determinism, Language, Limits, RunFailure, RunReport, Sandbox, ToolCallRecord,
-    ToolFailure, ToolHost, ToolInvocation, Tools,
+    ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
 use napi::{
     bindgen_prelude::{Buffer, Promise},
@@ -91,6 +91,10 @@ pub struct BindingRunResult {
     pub value: Option<String>,
     pub error: Option<BindingScriptError>,
     pub tool_calls: Vec<BindingToolCall>,
+    /// JSON of the recorded `Trace`, for `record`.
+    pub trace: Option<String>,
+    /// JSON of the first `Divergence`, for `replay`.
+    pub divergence: Option<String>,
     pub stats: BindingStats,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
@@ -136,6 +140,8 @@ fn from_report(report: RunReport, failure: Option<(String, String)>) -> BindingR
         value: report.value,
         error: report.error.map(|e| BindingScriptError { name: e.name, message: e.message, stack: e.stack }),
         tool_calls: report.tool_calls.into_iter().map(to_binding_call).collect(),
+        trace: report.trace.and_then(|t| serde_json::to_string(&t).ok()),
+        divergence: report.divergence.and_then(|d| serde_json::to_string(&d).ok()),
         stats: BindingStats {
             wall_ms: report.stats.wall_ms,
             cpu_ms: report.stats.cpu_ms,
@@ -158,6 +164,8 @@ fn from_failure(failure: RunFailure) -> BindingRunResult {
         value: None,
         error: None,
         tool_calls: Vec::new(),
+        trace: None,
+        divergence: None,
         stats: Default::default(),
     });
     from_report(report, Some((code, failure.message)))
@@ -349,17 +357,36 @@ impl NativeSandbox {
     }
 
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
+    /// `record` asks for a trace; `replay` (a trace's JSON) answers every
+    /// nondeterministic input from it.
     #[napi]
     pub async fn run(
         &self,
         code: String,
         language: String,
         cancel: &NativeCancel,
+        record: Option<bool>,
+        replay: Option<String>,
     ) -> Result<BindingRunResult> {
         let Some(language) = Language::parse(&language) else {
             return Err(invalid(format!("unknown language {language:?}")));
         };
-        Ok(match self.inner.run(&code, language, cancel.flag.clone()).await {
+        let mode = match (record.unwrap_or(false), replay) {
+            (_, Some(json)) => {
+                let trace: Trace =
+                    serde_json::from_str(&json).map_err(|e| invalid(format!("malformed trace: {e}")))?;
+                if trace.version != TRACE_VERSION {
+                    return Err(invalid(format!(
+                        "the trace has version {}, expected {TRACE_VERSION}",
+                        trace.version
+                    )));
+                }
+                TraceMode::Replay(trace)
+            }
+            (true, None) => TraceMode::Record,
+            (false, None) => TraceMode::Off,
+        };
+        Ok(match self.inner.run_traced(&code, language, cancel.flag.clone(), mode).await {
             Ok(report) => from_report(report, None),
             Err(failure) => from_failure(failure),
         })

@@ -13,7 +13,7 @@ use cordon_vfs::MemFs;
 
 use crate::{
     cpu::CpuMeter, entropy::Entropy, error::Stop, fs, output::Captured, sandbox::CancelFlag,
-    tools::ToolState, ErrorCode,
+    tools::ToolState, trace::Tracer, ErrorCode,
 };
 
 /// Per-store host state.
@@ -30,6 +30,8 @@ pub(crate) struct HostState {
     pub(crate) fs: Arc<Mutex<MemFs>>,
     /// A reply announced by `wait` or `fs`, copied out by `take`.
     pub(crate) taken: Option<Vec<u8>>,
+    /// Record or replay of this run's nondeterministic inputs.
+    pub(crate) tracer: Tracer,
 }
 
 impl HostState {
@@ -48,6 +50,7 @@ impl HostState {
             tools,
             fs,
             taken: None,
+            tracer: Tracer::Off,
         }
     }
 
@@ -188,6 +191,10 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
             let (name, args) = two_buffers(data, (name_ptr, name_len), (args_ptr, args_len))?;
+            if let Some(id) = state.tracer.replay_call(name, args) {
+                return Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0));
+            }
+            state.tracer.record_call(name, args);
             let id = state.tools.start(name, args);
             Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
         },
@@ -238,6 +245,18 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
 /// The `wait` import: the next tool event, a timeout (0), or nothing to wait
 /// for (-1). The run's deadline and cancellation apply while waiting.
 async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
+    if state.tracer.is_replay() {
+        // The trace decides: no tool runs and no timer is waited for.
+        let event = match state.tracer.replay_wait() {
+            Some(Some(event)) => event,
+            Some(None) => return Ok(0),
+            None => return Ok(-1),
+        };
+        let bytes = cordon_protocol::encode(&event)?;
+        let len = i32::try_from(bytes.len())?;
+        state.taken = Some(bytes);
+        return Ok(len);
+    }
     let event = match state.tools.next_ready() {
         Some(event) => Some(event),
         None if !state.tools.has_pending() && timeout_ms < 0 => return Ok(-1),
@@ -256,6 +275,7 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
             }
         }
     };
+    state.tracer.record_wait(event.as_ref());
     let Some(event) = event else { return Ok(0) };
     let bytes = cordon_protocol::encode(&event)?;
     let len = i32::try_from(bytes.len())?;

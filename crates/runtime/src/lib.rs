@@ -29,6 +29,7 @@ mod sandbox;
 mod snapshot;
 mod ticker;
 mod tools;
+mod trace;
 mod wasi;
 
 pub use cordon_policy as policy;
@@ -37,5 +38,6 @@ pub use cordon_vfs as vfs;
 pub use entropy::Determinism;
 pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
-pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox};
+pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox, TraceMode};
 pub use tools::{BoxFuture, ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools};
+pub use trace::{Divergence, Trace, TracedCall, TracedWait, TRACE_VERSION};

@@ -23,6 +23,7 @@ use crate::{
     output::Captured,
     ticker,
     tools::{ToolCallRecord, ToolLimits, ToolState, Tools},
+    trace::{Divergence, Trace, Tracer, TRACE_VERSION},
     wasi::ProcExit,
     ErrorCode, Limits, RunFailure,
 };
@@ -59,6 +60,15 @@ impl CancelFlag {
     }
 }
 
+/// Whether a run records its nondeterministic inputs, or replays a trace.
+#[derive(Debug, Clone, Default)]
+pub enum TraceMode {
+    #[default]
+    Off,
+    Record,
+    Replay(Trace),
+}
+
 /// How a run ended when the sandbox did not stop it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunReport {
@@ -72,6 +82,10 @@ pub struct RunReport {
     pub error: Option<ScriptError>,
     /// Every tool call of the run, allowed or denied, in the order made.
     pub tool_calls: Vec<ToolCallRecord>,
+    /// The recorded trace, for [`TraceMode::Record`].
+    pub trace: Option<Trace>,
+    /// The first mismatch, for [`TraceMode::Replay`].
+    pub divergence: Option<Divergence>,
     pub stats: RunStats,
 }
 
@@ -319,6 +333,18 @@ impl Sandbox {
         language: Language,
         cancel: CancelFlag,
     ) -> Result<RunReport, RunFailure> {
+        self.run_traced(code, language, cancel, TraceMode::Off).await
+    }
+
+    /// [`run`](Self::run), recording its nondeterministic inputs or replaying
+    /// a trace (no tool is called then; the trace answers).
+    pub async fn run_traced(
+        &self,
+        code: &str,
+        language: Language,
+        cancel: CancelFlag,
+        mode: TraceMode,
+    ) -> Result<RunReport, RunFailure> {
         let code_len = u64::try_from(code.len()).unwrap_or(u64::MAX);
         if code_len > self.limits.code_bytes {
             return Err(RunFailure::new(
@@ -352,17 +378,27 @@ impl Sandbox {
             Some(guest) => guest,
             None => self.instantiate().await?,
         };
-        let request = RunRequest {
-            language,
-            code: code.to_owned(),
-            output_limit: self.limits.output_bytes,
-            tools: guest.store.data().tools.names(),
+        let tools = match &mode {
+            TraceMode::Replay(trace) => trace.tool_names.clone(),
+            _ => guest.store.data().tools.names(),
         };
+        guest.store.data_mut().tracer = match mode {
+            TraceMode::Off => Tracer::Off,
+            TraceMode::Record => Tracer::Record(Trace {
+                version: TRACE_VERSION,
+                tool_names: tools.clone(),
+                ..Trace::default()
+            }),
+            TraceMode::Replay(trace) => Tracer::replay(trace),
+        };
+        let request =
+            RunRequest { language, code: code.to_owned(), output_limit: self.limits.output_bytes, tools };
         let meter = Arc::new(CpuMeter::default());
         let result = self.call(&mut guest, &request, &meter, &cancel, started).await;
 
         let state = guest.store.data_mut();
         state.run = None;
+        let tracer = std::mem::take(&mut state.tracer);
         let tool_calls = state.tools.end_run();
         let stdout = std::mem::take(&mut state.stdout);
         let stderr = std::mem::take(&mut state.stderr);
@@ -382,6 +418,8 @@ impl Sandbox {
             value: None,
             error: None,
             tool_calls,
+            trace: None,
+            divergence: None,
             stats,
         };
         match result {
@@ -390,6 +428,8 @@ impl Sandbox {
                 report.exit_code = outcome.exit_code;
                 report.value = outcome.value;
                 report.error = outcome.error;
+                (report.trace, report.divergence) =
+                    tracer.finish(&report.stdout, &report.stderr, report.exit_code);
                 Ok(report)
             }
             Err(err) => {

@@ -143,6 +143,8 @@ impl ToolState {
     /// Starts a run: nothing pending, the per-run total reset.
     pub(crate) fn begin_run(&mut self) {
         self.end_run();
+        // Ids count from 0 in every run, so a trace's ids match on replay.
+        self.next_id = 0;
         if let Some(context) = &self.context {
             context.budgets.lock().unwrap_or_else(|e| e.into_inner()).start_run();
         }

@@ -82,7 +82,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
             if !(0..=3).contains(&id) {
                 return EINVAL;
             }
-            let ns = c.data_mut().entropy.now_ns(id);
+            let HostState { entropy, tracer, .. } = c.data_mut();
+            let ns = tracer.clock(|| entropy.now_ns(id));
             if store(&mut c, out, &ns.to_le_bytes()) {
                 SUCCESS
             } else {
@@ -95,7 +96,8 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
         let (data, state) = memory.data_and_store_mut(&mut c);
         match guest_range(buf, len, data.len()).and_then(|r| data.get_mut(r)) {
             Some(dst) => {
-                if state.entropy.fill(dst) {
+                let HostState { entropy, tracer, .. } = state;
+                if tracer.random(dst, |d| entropy.fill(d)) {
                     SUCCESS
                 } else {
                     ENOTSUP
