@@ -176,6 +176,84 @@ export function strictViolation(profileName, record) {
   return null;
 }
 
+/** The profile's options with a case's `create_with` overrides (in the corpus's snake_case). */
+function createWith(c, records, state) {
+  const base = options(c.config, c.limits ?? {}, records, state);
+  const over = c.api?.create_with ?? {};
+  if (over.limits) {
+    for (const [k, v] of Object.entries(over.limits)) base.limits[LIMIT_MAP[k] ?? k] = v;
+  }
+  if (over.capabilities) {
+    base.capabilities = over.capabilities.map((cap) => {
+      const out = { method: cap.method };
+      if (cap.constraints) out.constraints = cap.constraints;
+      if ("max_calls" in cap) out.maxCalls = cap.max_calls;
+      if (cap.params_allowed) out.params = cap.params_allowed;
+      return out;
+    });
+  }
+  if (over.tools) {
+    base.tools = {};
+    for (const t of over.tools) base.tools[t.name] = makeHandler(t.handler, t.name, records, state);
+  }
+  return base;
+}
+
+/** API-misuse cases: bad arguments to create/run, concurrency, closing. */
+async function apiCase(c) {
+  const api = c.api ?? {};
+  const e = c.expect;
+  const records = [];
+  const started = performance.now();
+  const outcome = async () => {
+    let sb;
+    try {
+      sb = await Sandbox.create(createWith(c, records, { count: 0 }));
+    } catch (err) {
+      if (!(err instanceof CordonError)) return `create threw a non-CordonError: ${err}`;
+      return null; // a typed refusal is the safe answer
+    }
+    try {
+      const code = [c.code].flat().join("\n");
+      const attempts = [];
+      if ("code_value" in api) {
+        const value = api.code_value === "__object_with_toString__" ? { toString: () => "console.log('coerced')" } : api.code_value;
+        attempts.push(sb.run(value));
+      } else if (api.code_kind === "nul_then_loop") {
+        attempts.push(sb.run("console.log('before')\0while (true) {}"));
+      } else if (api.concurrent_runs) {
+        for (let i = 0; i < api.concurrent_runs; i++) attempts.push(sb.run(api.code ?? code));
+      } else if ("language_value" in api) {
+        attempts.push(sb.run(code, { language: api.language_value }));
+      } else if (api.dispose_then_run) {
+        await sb.close();
+        attempts.push(sb.run(code));
+      } else {
+        attempts.push(sb.run(code));
+      }
+      for (const settled of await Promise.allSettled(attempts)) {
+        if (settled.status === "rejected" && !(settled.reason instanceof CordonError)) {
+          return `run threw a non-CordonError: ${settled.reason}`;
+        }
+        if (settled.status === "rejected" && settled.reason.code === "INTERNAL") return `internal error: ${settled.reason.message}`;
+        if (settled.status === "fulfilled" && /coerced/.test(settled.value.stdout)) return "a non-string was coerced into code";
+      }
+      return null;
+    } finally {
+      await sb.close();
+    }
+  };
+  const why = await outcome();
+  const elapsed = performance.now() - started;
+  if (why) return { contained: false, why, elapsed, stdout: "" };
+  if (e.within_ms && elapsed > e.within_ms) return { contained: false, why: `took ${elapsed.toFixed(0)} ms`, elapsed, stdout: "" };
+  const fresh = await Sandbox.create();
+  const ok = (await fresh.run('console.log("ok")')).stdout === "ok\n";
+  await fresh.close();
+  if (!ok) return { contained: false, why: "a fresh sandbox does not work afterwards", elapsed, stdout: "" };
+  return { contained: true, elapsed, stdout: "" };
+}
+
 /** Runs the code in two fresh sandboxes and compares their output. */
 async function compareFresh(c) {
   const deterministic = (c.requires ?? []).includes("api.deterministic_mode");
@@ -213,8 +291,7 @@ export async function runCase(c) {
   const missing = (c.requires ?? []).filter((r) => !SUPPORTED.has(r));
   if (missing.length) return { skipped: `requires ${missing.join(", ")}` };
   if (!LANGUAGES.has(c.language)) return { skipped: `language ${c.language} is not implemented yet` };
-  if (c.runner === "api" || c.api) return { skipped: "api-misuse runner not implemented yet" };
-  if (/^wait_after_ms/.test(c.runner ?? "")) return { skipped: `runner ${c.runner} not implemented yet` };
+  if (c.runner === "api" || c.api) return apiCase(c);
   if (c.runner === "compare_two_fresh_sandboxes") return compareFresh(c);
   const canaryBefore = readFileSync(CANARY_PATH, "utf8");
   const rssBefore = process.memoryUsage().rss;
@@ -245,6 +322,8 @@ export async function runCase(c) {
   } else {
     runs.push(await attempt(code, language));
   }
+  const waitAfter = /^wait_after_ms:(\d+)$/.exec(c.runner ?? "");
+  if (waitAfter) await new Promise((r) => setTimeout(r, Number(waitAfter[1])));
   const followups = [];
   for (const f of c.followup ?? []) {
     const text = Array.isArray(f.code) ? f.code.map(substitute).join("\n") : substitute(f.code);
@@ -342,6 +421,7 @@ export async function runCase(c) {
     const text = out(f.out);
     if (fe.stdout_matches && !regex(fe.stdout_matches).test(text)) return fail(`followup stdout ${JSON.stringify(text.slice(0, 200))} does not match`);
   }
+  if (e.stdout_not_matches && regex(e.stdout_not_matches).test(out(reusable))) return fail("a later run printed what must not appear");
   if (e.sandbox_reusable !== false && out(reusable) !== "ok\n") return fail("the sandbox is not reusable afterwards");
   return { contained: true, elapsed: Math.max(...runs.map((r) => r.elapsed)), stdout };
 }
