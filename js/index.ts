@@ -538,6 +538,14 @@ function checkKeys(where: string, value: Record<string, unknown>, allowed: reado
   }
 }
 
+/** `v` as a non-negative safe integer, or `INVALID_OPTIONS` naming `where`. */
+function nonNegativeInteger(where: string, v: unknown): number {
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
+    throw new CordonError("INVALID_OPTIONS", `${where} must be a non-negative integer, got ${describe(v)}`);
+  }
+  return v;
+}
+
 function validateLimits(limits: unknown): NativeLimits | undefined {
   if (limits === undefined) return undefined;
   if (!isPlainObject(limits)) {
@@ -547,11 +555,7 @@ function validateLimits(limits: unknown): NativeLimits | undefined {
   const out: NativeLimits = {};
   for (const key of LIMIT_KEYS) {
     const v = limits[key];
-    if (v === undefined) continue;
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-      throw new CordonError("INVALID_OPTIONS", `limits.${key} must be a non-negative integer, got ${describe(v)}`);
-    }
-    out[key] = v;
+    if (v !== undefined) out[key] = nonNegativeInteger(`limits.${key}`, v);
   }
   return out;
 }
@@ -858,11 +862,7 @@ function validateDeterminism(value: unknown): NativeDeterminism | null {
   const out = { seed: 0, startMs: DETERMINISTIC_START };
   for (const [key, field] of [["seed", "seed"], ["startTime", "startMs"]] as const) {
     const v = value[key];
-    if (v === undefined) continue;
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) {
-      throw new CordonError("INVALID_OPTIONS", `deterministic.${key} must be a non-negative integer, got ${describe(v)}`);
-    }
-    out[field] = v;
+    if (v !== undefined) out[field] = nonNegativeInteger(`deterministic.${key}`, v);
   }
   return out;
 }
