@@ -15,4 +15,4 @@ CORDON_HOST_TARGET="$(rustc -vV | sed -n 's/^host: //p')"
 export CORDON_HOST_TARGET
 # A 4 MiB shadow stack for QuickJS; the stack sits first in linear memory, so
 # overflowing it traps instead of corrupting data.
-export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-arg=-zstack-size=4194304"
+export CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-arg=-zstack-size=4194304 -C link-arg=--export=__stack_pointer"

@@ -58,6 +58,10 @@ pub mod abi {
     pub const EXPORT_RUN: &str = "cordon_run";
     /// The guest's linear memory.
     pub const EXPORT_MEMORY: &str = "memory";
+    /// The guest's shadow-stack pointer (a mutable i32 global). The stack
+    /// sits first in memory and grows down from its top, so after a trap a
+    /// pointer below the stack's floor (it wrapped past 0) means overflow.
+    pub const EXPORT_STACK_POINTER: &str = "__stack_pointer";
 
     /// Stream id of standard output in `output`.
     pub const STREAM_STDOUT: i32 = 1;

@@ -12,7 +12,7 @@ use cordon_policy::Budgets;
 use cordon_protocol::{abi, decode, encode, Language, RunOutcome, RunRequest, ScriptError};
 use cordon_vfs::{MemFs, Quotas};
 use tokio::sync::Notify;
-use wasmtime::{Memory, Store, Trap, TypedFunc};
+use wasmtime::{Global, Memory, Store, Trap, TypedFunc};
 
 use crate::{
     cpu::{CpuMeter, Metered},
@@ -108,6 +108,9 @@ pub struct RunStats {
 struct Guest {
     store: Store<HostState>,
     memory: Memory,
+    /// The shadow-stack pointer, to tell a stack overflow from another
+    /// out-of-bounds access after a trap.
+    stack_pointer: Option<Global>,
     alloc: TypedFunc<i32, i32>,
     run: TypedFunc<(i32, i32), i64>,
 }
@@ -433,9 +436,11 @@ impl Sandbox {
                 Ok(report)
             }
             Err(err) => {
+                let stack_overflowed = guest.stack_overflowed();
                 // The instance may be in any state after a trap: drop it.
                 drop(guest);
-                let (code, message) = classify(&err, memory_hit, &self.limits, self.is_closed());
+                let (code, message) =
+                    classify(&err, memory_hit, stack_overflowed, &self.limits, self.is_closed());
                 report.exit_code = 1;
                 Err(RunFailure { code, message, partial: Some(Box::new(report)) })
             }
@@ -489,7 +494,8 @@ impl Sandbox {
         let run = instance
             .get_typed_func(&mut store, abi::EXPORT_RUN)
             .map_err(|e| internal("the guest has no run", e))?;
-        Ok(Guest { store, memory, alloc, run })
+        let stack_pointer = instance.get_global(&mut store, abi::EXPORT_STACK_POINTER);
+        Ok(Guest { store, memory, stack_pointer, alloc, run })
     }
 
     /// Sends one request and waits for its outcome under the run's limits.
@@ -542,8 +548,24 @@ impl Sandbox {
     }
 }
 
+impl Guest {
+    /// Whether the shadow-stack pointer ran off the bottom of the stack (it
+    /// wraps past address 0 to beyond the end of memory).
+    fn stack_overflowed(&mut self) -> bool {
+        let Some(global) = self.stack_pointer else { return false };
+        let sp = global.get(&mut self.store).i32().map(|v| v as u32 as usize).unwrap_or(0);
+        sp < 1024 || sp > self.memory.data_size(&self.store)
+    }
+}
+
 /// Maps the error of a failed guest call to its code and message.
-fn classify(err: &wasmtime::Error, memory_hit: bool, limits: &Limits, closed: bool) -> (ErrorCode, String) {
+fn classify(
+    err: &wasmtime::Error,
+    memory_hit: bool,
+    stack_overflowed: bool,
+    limits: &Limits,
+    closed: bool,
+) -> (ErrorCode, String) {
     let stop = err.downcast_ref::<Stop>().map(|s| s.0);
     let code = match (stop, err.downcast_ref::<Trap>()) {
         (Some(ErrorCode::Cancelled), _) if closed => ErrorCode::Closed,
@@ -551,8 +573,9 @@ fn classify(err: &wasmtime::Error, memory_hit: bool, limits: &Limits, closed: bo
         _ if memory_hit => ErrorCode::MemoryLimit,
         (None, Some(Trap::StackOverflow)) => ErrorCode::StackOverflow,
         // QuickJS's shadow stack sits at the bottom of linear memory: running
-        // off it wraps to an address past the end of memory.
-        (None, Some(Trap::MemoryOutOfBounds)) => ErrorCode::StackOverflow,
+        // off it wraps to an address past the end of memory. Any other
+        // out-of-bounds access is a fault of the guest.
+        (None, Some(Trap::MemoryOutOfBounds)) if stack_overflowed => ErrorCode::StackOverflow,
         _ => ErrorCode::Internal,
     };
     let message = match code {
