@@ -383,6 +383,11 @@ impl FileSystem for MemFs {
         self.dir_mut(&parent, path)?.remove(&name);
         self.usage.bytes -= bytes;
         self.usage.files -= nodes;
+        // INVARIANT: the working directory always exists; removing it (or a
+        // parent of it) moves it back to /workspace.
+        if self.cwd.starts_with(&p) {
+            self.cwd = self.writable[0].clone();
+        }
         Ok(())
     }
 
@@ -437,6 +442,11 @@ impl FileSystem for MemFs {
         if let Some((bytes, nodes)) = replaced {
             self.usage.bytes -= bytes;
             self.usage.files -= nodes;
+        }
+        // The working directory moves with the directory it is in.
+        if self.cwd.starts_with(&src) {
+            let rest = self.cwd.components().get(src.components().len()..).unwrap_or_default().to_vec();
+            self.cwd = rest.iter().fold(dst.clone(), |at, part| at.join(part));
         }
         Ok(())
     }

@@ -99,6 +99,25 @@ fn memfs_passes_the_contract() {
 }
 
 #[test]
+fn the_working_directory_always_exists() {
+    let mut fs = MemFs::new(Quotas::default());
+    fs.mkdir("a/b", true).unwrap();
+    fs.chdir("a/b").unwrap();
+    fs.rename("/workspace/a", "/tmp/a").unwrap();
+    assert_eq!(fs.cwd(), "/tmp/a/b");
+    fs.remove(".", false).unwrap();
+    assert_eq!(fs.cwd(), "/workspace");
+    fs.mkdir("/tmp/c", false).unwrap();
+    fs.chdir("/tmp/c").unwrap();
+    fs.remove("/tmp", true).unwrap_err();
+    fs.remove("/tmp/c", true).unwrap();
+    assert_eq!(fs.cwd(), "/workspace");
+    // A session whose directory went away still snapshots and restores.
+    let back = MemFs::import(&fs.export(), Quotas::default()).unwrap();
+    assert_eq!(back.cwd(), "/workspace");
+}
+
+#[test]
 fn memfs_tracks_usage() {
     let mut fs = MemFs::new(Quotas::default());
     assert_eq!(fs.usage().files, 3);
