@@ -867,6 +867,13 @@ function validateDeterminism(value: unknown): NativeDeterminism | null {
   return out;
 }
 
+/** The arguments `NativeSandbox.create` and `restore` share. */
+function nativeArgs(
+  p: ReturnType<typeof prepare>,
+): [NativeLimits | null, string | null, Dispatch | null, boolean, NativeDeterminism | null] {
+  return [p.limits, p.policy, p.dispatch, p.recordHook, p.deterministic];
+}
+
 /** Maps a native failure (message `CODE: text`, or status `InvalidArg`) to a CordonError. */
 function toCordonError(err: unknown): CordonError {
   const e = err as { code?: string; message?: string };
@@ -932,15 +939,7 @@ export class Sandbox {
   /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const prepared = prepare(options);
-    const nativeSandbox = await nativeCall(() =>
-      native.NativeSandbox.create(
-        prepared.limits,
-        prepared.policy,
-        prepared.dispatch,
-        prepared.recordHook,
-        prepared.deterministic,
-      ),
-    );
+    const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     const sandbox = new Sandbox(nativeSandbox);
     if (options.files !== undefined) seed(sandbox, nativeSandbox, options.files);
@@ -960,16 +959,7 @@ export class Sandbox {
       throw new CordonError("INVALID_OPTIONS", "files cannot be seeded into a restored sandbox; write them with sb.fs");
     }
     const prepared = prepare(options);
-    const nativeSandbox = await nativeCall(() =>
-      native.NativeSandbox.restore(
-        snapshot,
-        prepared.limits,
-        prepared.policy,
-        prepared.dispatch,
-        prepared.recordHook,
-        prepared.deterministic,
-      ),
-    );
+    const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared)));
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     return new Sandbox(nativeSandbox);
   }

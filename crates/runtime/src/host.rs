@@ -191,11 +191,13 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
             let (name, args) = two_buffers(data, (name_ptr, name_len), (args_ptr, args_len))?;
-            if let Some(id) = state.tracer.replay_call(name, args) {
-                return Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0));
-            }
-            state.tracer.record_call(name, args);
-            let id = state.tools.start(name, args);
+            let id = match state.tracer.replay_call(name, args) {
+                Some(id) => id,
+                None => {
+                    state.tracer.record_call(name, args);
+                    state.tools.start(name, args)
+                }
+            };
             Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
         },
     )?;
