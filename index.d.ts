@@ -162,7 +162,7 @@ export interface SandboxOptions {
 /** Defines a tool. */
 export declare function tool(definition: ToolDefinition): ToolDefinition;
 /** Languages a sandbox runs. */
-export type Language = "javascript";
+export type Language = "javascript" | "shell";
 /** Options of {@link Sandbox.run}. */
 export interface RunOptions {
     /** Default `"javascript"`. */

@@ -1,6 +1,7 @@
 // cordon's benchmark: the workloads of ../shared/bench/workloads.json that the
 // current feature set can run (W1 cold start, W2 warm run, W3 fresh sandbox,
-// W4 tool calls, W5 compute, W8 containment). Prints medians (and p99 for W2); every run's
+// W4 tool calls, W5 compute, W6 shell over 5 MB of JSON, W8 containment). Prints medians
+// (and p99 for W2); W6 also times the same commands in real bash/jq on this machine. Every run's
 // output is checked before it counts.
 //
 //   npm run bench            all workloads
@@ -172,6 +173,52 @@ if (wanted("FS")) {
   }
   row("FS", "snapshot of a session with 15 MB of files", fmt(median(snaps)), `${(size / 2 ** 20).toFixed(1)} MiB`);
   row("FS", "restore of that snapshot", fmt(median(restores)));
+  await sb.close();
+}
+
+if (wanted("W6")) {
+  const w = workloads.W6;
+  const objects = Array.from({ length: w.data.objects }, (_, i) => ({
+    id: i,
+    name: "user-" + i,
+    v: (i * 7919) % 1000,
+    tag: "tag-" + (i % 37),
+    pad: "x".repeat(w.data.padLength),
+  }));
+  const data = "[\n" + objects.map((o) => JSON.stringify(o)).join(",\n") + "\n]\n";
+  const sb = await Sandbox.create({ files: { [`/workspace/${w.data.file}`]: data }, limits: { memoryBytes: 256 * 2 ** 20 } });
+  const echo = [];
+  for (let i = 0; i < 200; i++) {
+    const t = performance.now();
+    const r = await sb.run("echo hi", { language: "shell" });
+    echo.push(performance.now() - t);
+    check(r.stdout, "hi", "W6 echo");
+  }
+  row("W6", "warm shell run of `echo hi`", fmt(median(echo)));
+  // The same file for real bash/jq.
+  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cordon-w6-"));
+  writeFileSync(path.join(dir, w.data.file), data);
+  for (const [name, c] of Object.entries(w.cases)) {
+    const ok = (out) => (c.expect ? out.includes(c.expect) : new RegExp(c.expectRe).test(out));
+    const times = [];
+    for (let i = 0; i < w.warmup + w.reps * 2; i++) {
+      const t = performance.now();
+      const r = await sb.run(c.shell, { language: "shell" });
+      if (i >= w.warmup) times.push(performance.now() - t);
+      if (!ok(r.stdout)) throw new Error(`W6 ${name}: ${JSON.stringify(r.stdout.slice(0, 200))} ${r.stderr.slice(0, 200)}`);
+    }
+    const native = [];
+    for (let i = 0; i < w.warmup + w.reps * 2; i++) {
+      const t = performance.now();
+      const p = spawnSync("bash", ["-c", c.shell], { cwd: dir, encoding: "utf8", env: { LC_ALL: "C", PATH: "/usr/bin:/bin" } });
+      if (i >= w.warmup) native.push(performance.now() - t);
+      if (!ok(p.stdout)) throw new Error(`W6 ${name} (bash): ${JSON.stringify(p.stdout.slice(0, 200))} ${p.stderr}`);
+    }
+    const ratio = median(times) / median(native);
+    row("W6", `${name}`, fmt(median(times)), `real bash: ${fmt(median(native))} (×${ratio.toFixed(2)})`);
+  }
+  rmSync(dir, { recursive: true, force: true });
   await sb.close();
 }
 

@@ -163,7 +163,7 @@ export function tool(definition: ToolDefinition): ToolDefinition {
 }
 
 /** Languages a sandbox runs. */
-export type Language = "javascript";
+export type Language = "javascript" | "shell";
 
 /** Options of {@link Sandbox.run}. */
 export interface RunOptions {
@@ -511,7 +511,7 @@ const SANDBOX_KEYS = [
   "deterministic",
 ] as const;
 const RUN_KEYS = ["language", "signal", "record"] as const;
-const LANGUAGES: readonly string[] = ["javascript"];
+const LANGUAGES: readonly string[] = ["javascript", "shell"];
 
 const describe = (v: unknown): string => {
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
@@ -802,7 +802,11 @@ function prepare(options: SandboxOptions): {
   if (maxCalls !== undefined) checkJsonData(maxCalls, "maxCalls");
   if (tools.length > 0 || capabilities?.length || constraints || maxCalls) {
     policy = JSON.stringify({
-      tools: tools.map((t) => (t.inputSchema ? { name: t.name, inputSchema: t.inputSchema } : { name: t.name })),
+      tools: tools.map((t) => ({
+        name: t.name,
+        ...(typeof t.description === "string" ? { description: t.description } : {}),
+        ...(t.inputSchema ? { inputSchema: t.inputSchema } : {}),
+      })),
       capabilities: capabilities ?? [],
       constraints: constraints ?? {},
       maxCalls: maxCalls ?? {},

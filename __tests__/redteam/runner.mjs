@@ -277,13 +277,14 @@ async function compareFresh(c) {
 const protoKeys = () => Object.getOwnPropertyNames(Object.prototype).sort().join(",");
 
 // What cordon offers of the `requires` vocabulary so far.
-const SUPPORTED = new Set(["js.fs", "api.deterministic_mode"]);
-const LANGUAGES = new Set(["javascript", "tool-args"]);
+const SUPPORTED = new Set(["js.fs", "api.deterministic_mode", "js.shell", "shell.control_flow"]);
+const LANGUAGES = new Set(["javascript", "tool-args", "shell"]);
 const LIMIT_CODES = new Set(["TIMEOUT", "CPU_LIMIT", "MEMORY_LIMIT", "STACK_OVERFLOW", "OUTPUT_LIMIT"]);
 const HELPERS = [
   "const __call = (name, params) => tools.call(name, params);",
   "const __fs = { readFile: async (p) => fs.readFileSync(p, 'utf8'), writeFile: async (p, d) => fs.writeFileSync(p, d),",
   "  mkdir: async (p) => fs.mkdirSync(p, { recursive: true }), readdir: async (p) => fs.readdirSync(p), unlink: async (p) => fs.unlinkSync(p) };",
+  "const __sh = (cmd) => shell(cmd);",
 ];
 
 /** Runs one case; returns { contained, why, elapsed, stdout } or { skipped }. */
@@ -304,7 +305,9 @@ export async function runCase(c) {
       ? `try { const r = await tools.callRaw(${JSON.stringify(c.method)}, ${JSON.stringify(
           c.args_json.replace(/\{\{repeat:(.+?):(\d+)\}\}/g, (_, s, n) => s.repeat(Number(n))),
         )}); console.log('ALLOWED ' + JSON.stringify(r).slice(0, 200)); } catch (e) { console.log('DENIED ' + String(e && e.message || e).slice(0, 300)); }`
-      : [...HELPERS, ...[c.code].flat()].map(substitute).join("\n");
+      : c.language === "shell"
+        ? [c.code].flat().map(substitute).join("\n")
+        : [...HELPERS, ...[c.code].flat()].map(substitute).join("\n");
   const language = c.language === "tool-args" ? "javascript" : c.language;
   const runs = [];
   const attempt = async (text, lang) => {

@@ -1,5 +1,8 @@
 //! Safe wrappers around the host's imports (module `cordon`).
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
 use cordon_protocol::abi::{STREAM_STDERR, STREAM_STDOUT};
 
 #[link(wasm_import_module = "cordon")]
@@ -44,8 +47,42 @@ pub enum Waited {
     Idle,
 }
 
-/// Waits for the next tool event, at most `timeout_ms` (-1: no timeout).
+thread_local! {
+    /// Tool events that arrived while the shell waited for its own call,
+    /// kept for JavaScript (`await shell(…)` runs the shell inside a run).
+    static STASH: RefCell<VecDeque<Vec<u8>>> = const { RefCell::new(VecDeque::new()) };
+    /// Output of a nested run (`shell()` from JavaScript, `js -e` from the
+    /// shell), collected instead of written: (stdout, stderr).
+    static CAPTURE: RefCell<Vec<(Vec<u8>, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The most a nested run's captured output keeps per stream.
+const CAPTURE_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Keeps an event for a later [`wait`].
+pub fn stash(event: Vec<u8>) {
+    STASH.with(|s| s.borrow_mut().push_back(event));
+}
+
+/// Runs `f` with its output collected; returns its result and the output.
+pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>, Vec<u8>) {
+    CAPTURE.with(|c| c.borrow_mut().push((Vec::new(), Vec::new())));
+    let value = f();
+    let (out, err) = CAPTURE.with(|c| c.borrow_mut().pop()).unwrap_or_default();
+    (value, out, err)
+}
+
+/// Waits for the next tool event (stashed ones first), at most
+/// `timeout_ms` (-1: no timeout).
 pub fn wait(timeout_ms: i64) -> Waited {
+    if let Some(event) = STASH.with(|s| s.borrow_mut().pop_front()) {
+        return Waited::Event(event);
+    }
+    wait_host(timeout_ms)
+}
+
+/// Waits on the host only, ignoring stashed events.
+pub fn wait_host(timeout_ms: i64) -> Waited {
     // SAFETY: a plain call; the host returns a length or a status.
     let len = unsafe { host_wait(timeout_ms) };
     match usize::try_from(len) {
@@ -70,6 +107,28 @@ pub enum Stream {
 /// Appends `text` to `stream`; returns how many more bytes the stream takes,
 /// or -1 once the host has dropped text from it.
 pub fn write(stream: Stream, text: &str) -> i64 {
+    let captured = CAPTURE.with(|c| {
+        let mut c = c.borrow_mut();
+        let (out, err) = c.last_mut()?;
+        let buf = match stream {
+            Stream::Stdout => out,
+            Stream::Stderr => err,
+        };
+        let room = CAPTURE_LIMIT.saturating_sub(buf.len());
+        if text.len() > room {
+            let mut end = room;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            buf.extend_from_slice(text.get(..end).unwrap_or_default().as_bytes());
+            return Some(-1);
+        }
+        buf.extend_from_slice(text.as_bytes());
+        Some(i64::try_from(room - text.len()).unwrap_or(i64::MAX))
+    });
+    if let Some(left) = captured {
+        return left;
+    }
     let id = match stream {
         Stream::Stdout => STREAM_STDOUT,
         Stream::Stderr => STREAM_STDERR,

@@ -9,6 +9,7 @@
 mod abi;
 mod host;
 mod js;
+mod shell;
 
 use cordon_protocol::{Language, RunOutcome, RunRequest};
 
@@ -16,5 +17,6 @@ use cordon_protocol::{Language, RunOutcome, RunRequest};
 fn run(request: RunRequest) -> RunOutcome {
     match request.language {
         Language::Javascript => js::run(&request),
+        Language::Shell => shell::run(&request),
     }
 }

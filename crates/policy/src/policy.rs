@@ -15,6 +15,9 @@ use crate::{
 
 struct Tool {
     schema: Option<Validator>,
+    description: Option<String>,
+    /// The schema as given, as JSON text.
+    schema_json: Option<String>,
 }
 
 struct Capability {
@@ -209,7 +212,12 @@ impl Policy {
                 Some(schema) => Some(schema_validator(name.as_str(), schema)?),
                 None => None,
             };
-            if tools.insert(name.clone(), Tool { schema }).is_some() {
+            let doc = Tool {
+                schema,
+                description: tool.description.clone(),
+                schema_json: tool.input_schema.as_ref().map(|s| s.to_string()),
+            };
+            if tools.insert(name.clone(), doc).is_some() {
                 return Err(ConfigError::new(format!("tool {:?} is registered twice", name.as_str())));
             }
         }
@@ -275,6 +283,12 @@ impl Policy {
     /// Registered tool names, sorted.
     pub fn tool_names(&self) -> impl Iterator<Item = &ToolName> {
         self.tools.keys()
+    }
+
+    /// Each registered tool with its description and schema (JSON text),
+    /// sorted by name.
+    pub fn tool_docs(&self) -> impl Iterator<Item = (&ToolName, Option<&str>, Option<&str>)> {
+        self.tools.iter().map(|(name, t)| (name, t.description.as_deref(), t.schema_json.as_deref()))
     }
 
     /// Whether some capability grants `name` at all (ignoring arguments).

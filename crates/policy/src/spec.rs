@@ -31,6 +31,9 @@ impl std::error::Error for ConfigError {}
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ToolSpec {
     pub name: String,
+    /// What the tool does, for descriptions shown to guest code.
+    #[serde(default)]
+    pub description: Option<String>,
     /// JSON Schema of the argument object. Remote `$ref`s are not resolved.
     #[serde(default)]
     pub input_schema: Option<Value>,

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cordon_protocol::{decode, encode, Language, RunRequest};
-//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![] };
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![] };
 //! let bytes = encode(&req).unwrap();
 //! let back: RunRequest = decode(&bytes).unwrap();
 //! assert_eq!(back, req);
@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -74,6 +74,7 @@ pub mod abi {
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     Javascript,
+    Shell,
 }
 
 impl Language {
@@ -81,6 +82,7 @@ impl Language {
     pub fn parse(name: &str) -> Option<Self> {
         match name {
             "javascript" => Some(Self::Javascript),
+            "shell" => Some(Self::Shell),
             _ => None,
         }
     }
@@ -98,6 +100,21 @@ pub struct RunRequest {
     /// Canonical names (`stripe.charges.create`) of the registered tools, for
     /// the guest's bindings. Calling is still decided by the host.
     pub tools: Vec<String>,
+    /// Descriptions and argument schemas of those tools, for the shell's
+    /// `tool --list` and `tool NAME --help`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_docs: Vec<ToolDoc>,
+}
+
+/// What a tool is, as the embedder described it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolDoc {
+    pub name: String,
+    /// Empty when none was given.
+    pub description: String,
+    /// The JSON Schema of its arguments as JSON text; empty when none.
+    pub schema: String,
 }
 
 /// Host → guest: how one tool call ended.

@@ -11,6 +11,7 @@ fn run_request_encoding_is_stable() {
         code: "return 1".into(),
         output_limit: 7,
         tools: vec!["stripe.charges.create".into()],
+        tool_docs: vec![],
     };
     let bytes = encode(&req).unwrap();
     assert_eq!(

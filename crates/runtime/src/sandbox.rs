@@ -385,6 +385,10 @@ impl Sandbox {
             TraceMode::Replay(trace) => trace.tool_names.clone(),
             _ => guest.store.data().tools.names(),
         };
+        let tool_docs = match &mode {
+            TraceMode::Replay(_) => Vec::new(),
+            _ => guest.store.data().tools.docs(),
+        };
         guest.store.data_mut().tracer = match mode {
             TraceMode::Off => Tracer::Off,
             TraceMode::Record => Tracer::Record(Trace {
@@ -394,8 +398,13 @@ impl Sandbox {
             }),
             TraceMode::Replay(trace) => Tracer::replay(trace),
         };
-        let request =
-            RunRequest { language, code: code.to_owned(), output_limit: self.limits.output_bytes, tools };
+        let request = RunRequest {
+            language,
+            code: code.to_owned(),
+            output_limit: self.limits.output_bytes,
+            tools,
+            tool_docs,
+        };
         let meter = Arc::new(CpuMeter::default());
         let result = self.call(&mut guest, &request, &meter, &cancel, started).await;
 

@@ -133,6 +133,23 @@ impl ToolState {
     }
 
     /// Canonical names of the registered tools.
+    pub(crate) fn docs(&self) -> Vec<cordon_protocol::ToolDoc> {
+        self.context
+            .as_ref()
+            .map(|c| {
+                c.tools
+                    .policy
+                    .tool_docs()
+                    .map(|(name, description, schema)| cordon_protocol::ToolDoc {
+                        name: name.as_str().to_owned(),
+                        description: description.unwrap_or_default().to_owned(),
+                        schema: schema.unwrap_or_default().to_owned(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     pub(crate) fn names(&self) -> Vec<String> {
         self.context
             .as_ref()

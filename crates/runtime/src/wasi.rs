@@ -194,6 +194,34 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
         "fd_prestat_dir_name",
         |_: Caller<'_, HostState>, _fd: i32, _p: i32, _l: i32| EBADF,
     )?;
+    // Path and metadata calls libc links in for `std::fs`: with no preopened
+    // directory libc never gets a descriptor to pass, and any that arrives is
+    // refused.
+    linker.func_wrap(MODULE, "fd_filestat_get", |_: Caller<'_, HostState>, _fd: i32, _out: i32| EBADF)?;
+    linker.func_wrap(
+        MODULE,
+        "fd_readdir",
+        |_: Caller<'_, HostState>, _fd: i32, _buf: i32, _len: i32, _cookie: i64, _used: i32| EBADF,
+    )?;
+    linker.func_wrap(
+        MODULE,
+        "path_filestat_get",
+        |_: Caller<'_, HostState>, _fd: i32, _flags: i32, _p: i32, _l: i32, _out: i32| EBADF,
+    )?;
+    linker.func_wrap(
+        MODULE,
+        "path_open",
+        |_: Caller<'_, HostState>,
+         _fd: i32,
+         _dirflags: i32,
+         _p: i32,
+         _l: i32,
+         _oflags: i32,
+         _base: i64,
+         _inheriting: i64,
+         _fdflags: i32,
+         _opened: i32| EBADF,
+    )?;
     linker.func_wrap(MODULE, "sched_yield", |_: Caller<'_, HostState>| SUCCESS)?;
     linker.func_wrap(MODULE, "proc_exit", |_: Caller<'_, HostState>, code: i32| -> wasmtime::Result<()> {
         Err(ProcExit(code).into())

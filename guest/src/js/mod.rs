@@ -51,8 +51,19 @@ fn new_engine() -> Result<Engine, String> {
             .map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
+        let shell = Function::new(ctx.clone(), |script: rquickjs::String<'_>| -> Vec<String> {
+            let script = script.to_string().unwrap_or_default();
+            let (stdout, stderr, status) = crate::shell::run_captured(&script);
+            vec![
+                String::from_utf8_lossy(&stdout).into_owned(),
+                String::from_utf8_lossy(&stderr).into_owned(),
+                status.to_string(),
+            ]
+        })
+        .map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object = install.call((write, call, fs, random)).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object =
+            install.call((write, call, fs, random, shell)).map_err(|e| format!("prelude: {e}"))?;
         Ok(Persistent::save(&ctx, helpers))
     })?;
     Ok(Engine { runtime, context, helpers, tools: Vec::new() })
@@ -115,6 +126,21 @@ pub fn run(request: &RunRequest) -> RunOutcome {
     })
 }
 
+/// Runs JavaScript from the shell (`js -e`), unless JavaScript is already
+/// running (the shell was itself started by `await shell(…)`).
+pub fn run_nested(request: &RunRequest) -> Option<RunOutcome> {
+    ENGINE.with(|slot| {
+        let mut slot = slot.try_borrow_mut().ok()?;
+        if slot.is_none() {
+            match new_engine() {
+                Ok(engine) => *slot = Some(engine),
+                Err(message) => return Some(internal_error(message)),
+            }
+        }
+        slot.as_mut().map(|engine| run_in(engine, request))
+    })
+}
+
 fn internal_error(message: String) -> RunOutcome {
     RunOutcome {
         exit_code: 1,
@@ -128,6 +154,7 @@ fn helper<'js, T: FromJs<'js>>(helpers: &Object<'js>, name: &str) -> Result<T, R
 }
 
 fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
+    crate::shell::set_tools(request);
     let tools_changed = engine.tools != request.tools;
     let started = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
         let helpers = restore(&ctx, &engine.helpers)?;

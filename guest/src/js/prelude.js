@@ -1,8 +1,9 @@
 // The guest's console, tool bindings, timers and value formatting. Evaluated
 // once per instance; the returned helpers stay private to the guest's Rust
 // side. `write(stream, text)`, `call(name, argsJson)`, `fsop(requestJson,
-// data, asText)` and `random(n)` reach the host.
-(function install(write, call, fsop, random) {
+// data, asText)` and `random(n)` reach the host; `shellop(script)` runs the
+// shell in the same sandbox and returns [stdout, stderr, status].
+(function install(write, call, fsop, random, shellop) {
   "use strict";
   // Intrinsics captured before any script can replace them.
   const jsonStringify = JSON.stringify;
@@ -424,6 +425,13 @@
     timers.set(id, { due: dateNow() + delay, fn, args, every: repeat ? Math.max(1, delay) : 0 });
     return id;
   }
+  // `await shell("ls | wc -l")` → { stdout, stderr, exitCode }: the shell of
+  // this sandbox (same files, same tools and capabilities), run to completion.
+  hidden(globalThis, "shell", async function shell(script) {
+    if (typeof script !== "string") throw new TypeError(`shell() takes the script as a string, got ${kindOf(script)}`);
+    const [stdout, stderr, status] = shellop(script);
+    return { stdout, stderr, exitCode: Number(status) };
+  });
   hidden(globalThis, "setTimeout", (fn, ms, ...args) => schedule(fn, ms, args, false));
   hidden(globalThis, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
   hidden(globalThis, "clearTimeout", (id) => void timers.delete(id));

@@ -1,0 +1,243 @@
+//! Shell arithmetic: `$(( ))`, `(( ))`, `let`, array subscripts. 64-bit
+//! integers with wrapping, as bash does; division by zero is an error.
+
+use brush_parser::ast::{
+    ArithmeticExpr, ArithmeticTarget, BinaryOperator, UnaryAssignmentOperator, UnaryOperator,
+};
+
+use crate::expand::ExpandError;
+use crate::interp::Interp;
+
+/// How deeply variable values may refer to further expressions (`a=b`,
+/// `b=a` would loop forever).
+const MAX_RECURSION: u32 = 64;
+
+impl Interp<'_> {
+    /// Expands parameters in `text`, then evaluates it.
+    pub(crate) fn arith_text(&mut self, text: &str) -> Result<i64, ExpandError> {
+        let expanded = self.expand_arith_words(text)?;
+        self.arith_eval_str(&expanded, 0)
+    }
+
+    fn expand_arith_words(&mut self, text: &str) -> Result<String, ExpandError> {
+        if !text.contains(['$', '`', '\'', '"', '\\']) {
+            return Ok(text.to_string());
+        }
+        // Arithmetic text expands like a double-quoted string.
+        self.expand_heredoc(text)
+    }
+
+    fn arith_error(&mut self, expr: &str, message: &str) -> ExpandError {
+        self.report(&format!("{}: {message}", expr.trim()));
+        ExpandError::Reported { fatal: false, status: 1 }
+    }
+
+    fn arith_eval_str(&mut self, text: &str, depth: u32) -> Result<i64, ExpandError> {
+        if depth > MAX_RECURSION {
+            return Err(self.arith_error(text, "expression recursion level exceeded"));
+        }
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return Ok(0);
+        }
+        if let Ok(n) = trimmed.parse::<i64>() {
+            return Ok(n);
+        }
+        let expr = match brush_parser::arithmetic::parse(trimmed) {
+            Ok(expr) => expr,
+            Err(_) => {
+                let token = trimmed.split_whitespace().last().unwrap_or(trimmed).to_string();
+                return Err(self.arith_error(
+                    trimmed,
+                    &format!("syntax error: invalid arithmetic operator (error token is \"{token}\")"),
+                ));
+            }
+        };
+        self.arith_eval(&expr, trimmed, depth)
+    }
+
+    fn arith_var(&mut self, name: &str, depth: u32) -> Result<i64, ExpandError> {
+        let value = self.state.get(name).map(str::to_string);
+        match value {
+            None => {
+                if self.state.options.nounset {
+                    self.report(&format!("{name}: unbound variable"));
+                    return Err(ExpandError::Reported { fatal: true, status: 1 });
+                }
+                Ok(0)
+            }
+            Some(v) if v.trim().is_empty() => Ok(0),
+            Some(v) => self.arith_eval_str(&v, depth + 1),
+        }
+    }
+
+    fn arith_target_get(
+        &mut self,
+        target: &ArithmeticTarget,
+        expr: &str,
+        depth: u32,
+    ) -> Result<i64, ExpandError> {
+        match target {
+            ArithmeticTarget::Variable(name) => self.arith_var(name, depth),
+            ArithmeticTarget::ArrayElement(name, index) => {
+                let i = self.arith_eval(index, expr, depth)?;
+                let value = self
+                    .state
+                    .arrays
+                    .get(name)
+                    .and_then(|a| usize::try_from(i).ok().and_then(|i| a.get(i)))
+                    .cloned()
+                    .or_else(|| if i == 0 { self.state.get(name).map(str::to_string) } else { None });
+                match value {
+                    Some(v) => self.arith_eval_str(&v, depth + 1),
+                    None => Ok(0),
+                }
+            }
+        }
+    }
+
+    fn arith_target_set(
+        &mut self,
+        target: &ArithmeticTarget,
+        value: i64,
+        expr: &str,
+        depth: u32,
+    ) -> Result<(), ExpandError> {
+        match target {
+            ArithmeticTarget::Variable(name) => {
+                if !self.state.set(name, value.to_string()) {
+                    return Err(self.arith_error(name, "readonly variable"));
+                }
+            }
+            ArithmeticTarget::ArrayElement(name, index) => {
+                let i = self.arith_eval(index, expr, depth)?;
+                let Ok(i) = usize::try_from(i) else {
+                    return Err(self.arith_error(expr, "bad array subscript"));
+                };
+                if i > 100_000 {
+                    return Err(self.arith_error(expr, "array index too large"));
+                }
+                let array = self.state.arrays.entry(name.clone()).or_default();
+                if array.len() <= i {
+                    array.resize(i + 1, String::new());
+                }
+                array[i] = value.to_string();
+            }
+        }
+        Ok(())
+    }
+
+    fn arith_eval(&mut self, e: &ArithmeticExpr, text: &str, depth: u32) -> Result<i64, ExpandError> {
+        Ok(match e {
+            ArithmeticExpr::Literal(n) => *n,
+            ArithmeticExpr::Reference(target) => self.arith_target_get(target, text, depth)?,
+            ArithmeticExpr::UnaryOp(op, inner) => {
+                let v = self.arith_eval(inner, text, depth)?;
+                match op {
+                    UnaryOperator::UnaryPlus => v,
+                    UnaryOperator::UnaryMinus => v.wrapping_neg(),
+                    UnaryOperator::BitwiseNot => !v,
+                    UnaryOperator::LogicalNot => i64::from(v == 0),
+                }
+            }
+            ArithmeticExpr::BinaryOp(op, l, r) => match op {
+                BinaryOperator::LogicalAnd => {
+                    let l = self.arith_eval(l, text, depth)?;
+                    if l == 0 {
+                        0
+                    } else {
+                        i64::from(self.arith_eval(r, text, depth)? != 0)
+                    }
+                }
+                BinaryOperator::LogicalOr => {
+                    let l = self.arith_eval(l, text, depth)?;
+                    if l != 0 {
+                        1
+                    } else {
+                        i64::from(self.arith_eval(r, text, depth)? != 0)
+                    }
+                }
+                _ => {
+                    let l = self.arith_eval(l, text, depth)?;
+                    let r = self.arith_eval(r, text, depth)?;
+                    self.binary(op, l, r, text)?
+                }
+            },
+            ArithmeticExpr::Conditional(c, a, b) => {
+                if self.arith_eval(c, text, depth)? != 0 {
+                    self.arith_eval(a, text, depth)?
+                } else {
+                    self.arith_eval(b, text, depth)?
+                }
+            }
+            ArithmeticExpr::Assignment(target, value) => {
+                let v = self.arith_eval(value, text, depth)?;
+                self.arith_target_set(target, v, text, depth)?;
+                v
+            }
+            ArithmeticExpr::BinaryAssignment(op, target, value) => {
+                let current = self.arith_target_get(target, text, depth)?;
+                let v = self.arith_eval(value, text, depth)?;
+                let v = self.binary(op, current, v, text)?;
+                self.arith_target_set(target, v, text, depth)?;
+                v
+            }
+            ArithmeticExpr::UnaryAssignment(op, target) => {
+                let current = self.arith_target_get(target, text, depth)?;
+                let (new, result) = match op {
+                    UnaryAssignmentOperator::PrefixIncrement => {
+                        (current.wrapping_add(1), current.wrapping_add(1))
+                    }
+                    UnaryAssignmentOperator::PrefixDecrement => {
+                        (current.wrapping_sub(1), current.wrapping_sub(1))
+                    }
+                    UnaryAssignmentOperator::PostfixIncrement => (current.wrapping_add(1), current),
+                    UnaryAssignmentOperator::PostfixDecrement => (current.wrapping_sub(1), current),
+                };
+                self.arith_target_set(target, new, text, depth)?;
+                result
+            }
+        })
+    }
+
+    fn binary(&mut self, op: &BinaryOperator, l: i64, r: i64, text: &str) -> Result<i64, ExpandError> {
+        Ok(match op {
+            BinaryOperator::Power => {
+                if r < 0 {
+                    return Err(self.arith_error(text, "exponent less than 0 (error token is \"0\")"));
+                }
+                l.wrapping_pow(u32::try_from(r).unwrap_or(u32::MAX))
+            }
+            BinaryOperator::Multiply => l.wrapping_mul(r),
+            BinaryOperator::Divide | BinaryOperator::Modulo => {
+                if r == 0 {
+                    let token = text.rsplit(['/', '%']).next().unwrap_or("0").trim().to_string();
+                    return Err(
+                        self.arith_error(text, &format!("division by 0 (error token is \"{token}\")"))
+                    );
+                }
+                if matches!(op, BinaryOperator::Divide) {
+                    l.wrapping_div(r)
+                } else {
+                    l.wrapping_rem(r)
+                }
+            }
+            BinaryOperator::Comma => r,
+            BinaryOperator::Add => l.wrapping_add(r),
+            BinaryOperator::Subtract => l.wrapping_sub(r),
+            BinaryOperator::ShiftLeft => l.wrapping_shl(u32::try_from(r & 63).unwrap_or(0)),
+            BinaryOperator::ShiftRight => l.wrapping_shr(u32::try_from(r & 63).unwrap_or(0)),
+            BinaryOperator::LessThan => i64::from(l < r),
+            BinaryOperator::LessThanOrEqualTo => i64::from(l <= r),
+            BinaryOperator::GreaterThan => i64::from(l > r),
+            BinaryOperator::GreaterThanOrEqualTo => i64::from(l >= r),
+            BinaryOperator::Equals => i64::from(l == r),
+            BinaryOperator::NotEquals => i64::from(l != r),
+            BinaryOperator::BitwiseAnd => l & r,
+            BinaryOperator::BitwiseXor => l ^ r,
+            BinaryOperator::BitwiseOr => l | r,
+            BinaryOperator::LogicalAnd => i64::from(l != 0 && r != 0),
+            BinaryOperator::LogicalOr => i64::from(l != 0 || r != 0),
+        })
+    }
+}

@@ -1,0 +1,26 @@
+//! `eval`: runs its arguments, joined by spaces, as shell code.
+
+use super::Builtin;
+use crate::ctx::Ctx;
+
+pub const BUILTIN: Builtin = Builtin {
+    name: "eval",
+    run,
+    help: "Usage: eval [ARG]...\nRuns the arguments as a shell command.\n",
+    help_flag: false,
+};
+
+fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let code = args.join(" ");
+    if ctx.interp.depth >= crate::interp::MAX_DEPTH {
+        ctx.shell_error(&format!("eval: maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));
+        return 1;
+    }
+    let io = ctx.io.clone();
+    let line = ctx.interp.line;
+    ctx.interp.depth += 1;
+    let status = ctx.interp.run_source(&code, &io);
+    ctx.interp.depth -= 1;
+    ctx.interp.line = line;
+    status
+}

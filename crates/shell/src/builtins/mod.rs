@@ -1,0 +1,218 @@
+//! The builtin commands: one file each, listed in [`REGISTRY`].
+//!
+//! A builtin is a plain function from its context and arguments to an exit
+//! status. It reads standard input and writes standard output and error only
+//! through [`Ctx`], touches files only through the sandbox's file system,
+//! and follows GNU coreutils' behaviour and messages where agents rely on
+//! them. Unknown options are an error with status 2; `--help` prints usage.
+
+pub mod args;
+
+mod awk;
+mod base64;
+mod basename;
+mod break_;
+mod cat;
+mod cd;
+mod colon;
+mod column;
+mod comm;
+mod command;
+mod continue_;
+mod cp;
+mod cut;
+mod date;
+mod declare;
+mod diff;
+mod dirname;
+mod du;
+mod echo;
+mod env;
+mod eval;
+mod exit;
+mod export;
+mod expr;
+mod false_;
+mod file;
+mod find;
+mod fold;
+mod grep;
+mod head;
+mod jq;
+mod js;
+mod ln;
+mod local;
+mod ls;
+mod md5sum;
+mod mkdir;
+mod mv;
+mod nl;
+mod od;
+mod paste;
+mod printenv;
+mod printf;
+mod pwd;
+mod read;
+mod readonly;
+mod realpath;
+mod return_;
+mod rev;
+mod rm;
+mod rmdir;
+mod sed;
+mod seq;
+mod set;
+mod sh;
+mod sha256sum;
+mod shift;
+mod sleep;
+mod sort;
+mod source;
+mod split;
+mod stat;
+mod tac;
+mod tail;
+mod tee;
+pub(crate) mod test;
+mod tool;
+mod touch;
+mod tr;
+mod true_;
+mod type_;
+mod uniq;
+mod unset;
+mod wc;
+mod xargs;
+mod xxd;
+mod yes;
+
+use crate::ctx::Ctx;
+
+/// A builtin command.
+#[derive(Debug, Clone, Copy)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub run: fn(&mut Ctx, &[String]) -> i32,
+    /// Printed by `NAME --help`.
+    pub help: &'static str,
+    /// Whether a first argument `--help` prints [`Builtin::help`] (not for
+    /// `echo`, `test` and the like, where it is an ordinary argument).
+    pub help_flag: bool,
+}
+
+/// Every builtin, sorted by name.
+pub static REGISTRY: &[Builtin] = &[
+    source::DOT,
+    colon::BUILTIN,
+    test::BRACKET,
+    awk::BUILTIN,
+    base64::BUILTIN,
+    basename::BUILTIN,
+    sh::BASH,
+    break_::BUILTIN,
+    cat::BUILTIN,
+    cd::BUILTIN,
+    column::BUILTIN,
+    comm::BUILTIN,
+    command::BUILTIN,
+    continue_::BUILTIN,
+    cp::BUILTIN,
+    cut::BUILTIN,
+    date::BUILTIN,
+    declare::BUILTIN,
+    diff::BUILTIN,
+    dirname::BUILTIN,
+    du::BUILTIN,
+    echo::BUILTIN,
+    env::BUILTIN,
+    eval::BUILTIN,
+    exit::BUILTIN,
+    export::BUILTIN,
+    expr::BUILTIN,
+    false_::BUILTIN,
+    file::BUILTIN,
+    find::BUILTIN,
+    fold::BUILTIN,
+    grep::BUILTIN,
+    head::BUILTIN,
+    jq::BUILTIN,
+    js::BUILTIN,
+    ln::BUILTIN,
+    local::BUILTIN,
+    ls::BUILTIN,
+    md5sum::BUILTIN,
+    mkdir::BUILTIN,
+    mv::BUILTIN,
+    nl::BUILTIN,
+    js::NODE,
+    od::BUILTIN,
+    paste::BUILTIN,
+    printenv::BUILTIN,
+    printf::BUILTIN,
+    pwd::BUILTIN,
+    read::BUILTIN,
+    readonly::BUILTIN,
+    realpath::BUILTIN,
+    return_::BUILTIN,
+    rev::BUILTIN,
+    rm::BUILTIN,
+    rmdir::BUILTIN,
+    sed::BUILTIN,
+    seq::BUILTIN,
+    set::BUILTIN,
+    sh::BUILTIN,
+    sha256sum::BUILTIN,
+    shift::BUILTIN,
+    sleep::BUILTIN,
+    sort::BUILTIN,
+    source::BUILTIN,
+    split::BUILTIN,
+    stat::BUILTIN,
+    tac::BUILTIN,
+    tail::BUILTIN,
+    tee::BUILTIN,
+    test::BUILTIN,
+    tool::BUILTIN,
+    touch::BUILTIN,
+    tr::BUILTIN,
+    true_::BUILTIN,
+    type_::BUILTIN,
+    uniq::BUILTIN,
+    unset::BUILTIN,
+    wc::BUILTIN,
+    xargs::BUILTIN,
+    xxd::BUILTIN,
+    yes::BUILTIN,
+];
+
+/// The builtin called `name`.
+pub fn find(name: &str) -> Option<&'static Builtin> {
+    REGISTRY.binary_search_by(|b| b.name.cmp(name)).ok().and_then(|i| REGISTRY.get(i))
+}
+
+/// Runs a builtin; `args` excludes the command name.
+pub fn run(builtin: &Builtin, ctx: &mut Ctx, args: &[String]) -> i32 {
+    if builtin.help_flag && args.first().is_some_and(|a| a == "--help") {
+        let _ = ctx.out(builtin.help);
+        return 0;
+    }
+    (builtin.run)(ctx, args)
+}
+
+/// Prints an option-parsing error and returns status 2.
+pub fn usage_error(ctx: &mut Ctx, message: &str) -> i32 {
+    ctx.err(message);
+    2
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn registry_is_sorted_and_unique() {
+        let names: Vec<_> = super::REGISTRY.iter().map(|b| b.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+    }
+}

@@ -1,0 +1,93 @@
+//! `set`: shell options (`-e`, `-u`, `-x`, `-f`, `-o pipefail`) and
+//! positional parameters (`set -- a b c`).
+
+use super::Builtin;
+use crate::ctx::Ctx;
+
+pub const BUILTIN: Builtin = Builtin {
+    name: "set",
+    run,
+    help: "Usage: set [-eufx] [-o OPTION] [--] [ARG]...\n  -e  exit when a command fails\n  -u  unset variables are an error\n  -x  print commands before running them\n  -f  disable pathname expansion\n  -o pipefail  a pipeline fails if any stage fails\n  -o errexit|nounset|xtrace|noglob  as the letters\n  --  the remaining arguments become $1, $2, ...\n",
+    help_flag: true,
+};
+
+fn option(ctx: &mut Ctx, name: &str, on: bool) -> bool {
+    let o = &mut ctx.state().options;
+    match name {
+        "errexit" => o.errexit = on,
+        "nounset" => o.nounset = on,
+        "pipefail" => o.pipefail = on,
+        "xtrace" => o.xtrace = on,
+        "noglob" => o.noglob = on,
+        _ => return false,
+    }
+    true
+}
+
+fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    if args.is_empty() {
+        let vars: Vec<(String, String)> =
+            ctx.state().vars.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
+        let mut text = String::new();
+        for (k, v) in vars {
+            text.push_str(&format!("{k}={}\n", crate::expand::quote_if_needed(&v)));
+        }
+        let _ = ctx.out(text);
+        return 0;
+    }
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if arg == "--" {
+            ctx.state().positional = args[i..].to_vec();
+            return 0;
+        }
+        let (on, flags) = match (arg.strip_prefix('-'), arg.strip_prefix('+')) {
+            (Some(f), _) if !f.is_empty() => (true, f),
+            (_, Some(f)) if !f.is_empty() => (false, f),
+            _ => {
+                ctx.state().positional = args[i - 1..].to_vec();
+                return 0;
+            }
+        };
+        for c in flags.chars() {
+            let name = match c {
+                'e' => "errexit",
+                'u' => "nounset",
+                'x' => "xtrace",
+                'f' => "noglob",
+                'o' => {
+                    let Some(name) = args.get(i) else {
+                        let o = ctx.state().options.clone();
+                        let mut text = String::new();
+                        for (n, v) in [
+                            ("errexit", o.errexit),
+                            ("noglob", o.noglob),
+                            ("nounset", o.nounset),
+                            ("pipefail", o.pipefail),
+                            ("xtrace", o.xtrace),
+                        ] {
+                            text.push_str(&format!("{n:<15}\t{}\n", if v { "on" } else { "off" }));
+                        }
+                        let _ = ctx.out(text);
+                        return 0;
+                    };
+                    i += 1;
+                    if !option(ctx, name, on) {
+                        ctx.shell_error(&format!("set: {name}: invalid option name"));
+                        return 1;
+                    }
+                    continue;
+                }
+                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'a' | 'C' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => continue,
+                other => {
+                    ctx.shell_error(&format!("set: -{other}: invalid option"));
+                    ctx.err("set: usage: set [-eufx] [-o option-name] [--] [arg ...]\n");
+                    return 2;
+                }
+            };
+            option(ctx, name, on);
+        }
+    }
+    0
+}

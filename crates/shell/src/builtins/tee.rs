@@ -1,0 +1,63 @@
+//! `tee`: copy standard input to standard output and files (GNU coreutils
+//! semantics): `-a` appends, `-i` and `-p` are accepted.
+
+use super::args::{self, HasArg, Spec};
+use super::Builtin;
+use crate::ctx::Ctx;
+use crate::system::WriteMode;
+
+pub const BUILTIN: Builtin = Builtin {
+    name: "tee",
+    run,
+    help: "Usage: tee [OPTION]... [FILE]...\n\
+Copy standard input to each FILE, and also to standard output.\n\
+\n\
+  -a, --append              append to the given FILEs, do not overwrite\n\
+  -i, --ignore-interrupts   ignore interrupt signals (no effect here)\n\
+  -p                        diagnose errors writing to non pipes (no effect here)\n",
+    help_flag: true,
+};
+
+const SPEC: Spec = Spec {
+    short: "aip",
+    long: &[("append", 'a', HasArg::No), ("ignore-interrupts", 'i', HasArg::No)],
+    stop_at_operand: false,
+};
+
+fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let parsed = match args::parse("tee", args, &SPEC) {
+        Ok(p) => p,
+        Err(msg) => {
+            ctx.err(msg);
+            return 1;
+        }
+    };
+    let append = parsed.has('a');
+    let mut status = 0;
+    // Files are created (or truncated) before anything is read, like GNU.
+    let mut ok: Vec<bool> = Vec::with_capacity(parsed.operands.len());
+    for path in &parsed.operands {
+        let mode = if append { WriteMode::Append } else { WriteMode::Truncate };
+        match ctx.sys().write(path, b"", mode) {
+            Ok(()) => ok.push(true),
+            Err(e) => {
+                ctx.file_error("tee", path, &e);
+                status = 1;
+                ok.push(false);
+            }
+        }
+    }
+    let data = ctx.stdin_all();
+    // A closed standard output does not stop the copies to files.
+    let _ = ctx.out(&data);
+    for (path, good) in parsed.operands.iter().zip(&ok) {
+        if !good || data.is_empty() {
+            continue;
+        }
+        if let Err(e) = ctx.sys().write(path, &data, WriteMode::Append) {
+            ctx.file_error("tee", path, &e);
+            status = 1;
+        }
+    }
+    status
+}

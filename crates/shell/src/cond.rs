@@ -1,0 +1,106 @@
+//! `[[ … ]]`: like `test`, but on unsplit words, with patterns on the right
+//! of `==`/`!=`, regular expressions with `=~` and arithmetic comparisons.
+
+use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr};
+
+use crate::builtins::test;
+use crate::expand::ExpandError;
+use crate::interp::Interp;
+use crate::pattern;
+
+impl Interp<'_> {
+    pub(crate) fn extended_test(&mut self, expr: &ExtendedTestExpr) -> Result<bool, ExpandError> {
+        Ok(match expr {
+            ExtendedTestExpr::And(a, b) => self.extended_test(a)? && self.extended_test(b)?,
+            ExtendedTestExpr::Or(a, b) => self.extended_test(a)? || self.extended_test(b)?,
+            ExtendedTestExpr::Not(a) => !self.extended_test(a)?,
+            ExtendedTestExpr::Parenthesized(a) => self.extended_test(a)?,
+            ExtendedTestExpr::UnaryTest(pred, word) => {
+                let operand = self.expand_string(&word.value)?;
+                test::unary(&mut *self.sys, self.state, pred, &operand)
+            }
+            ExtendedTestExpr::BinaryTest(pred, left, right) => {
+                let l = self.expand_string(&left.value)?;
+                match pred {
+                    BinaryPredicate::StringExactlyMatchesPattern
+                    | BinaryPredicate::StringDoesNotExactlyMatchPattern => {
+                        let p = self.expand_pattern(&right.value)?;
+                        let matched = pattern::fnmatch(&p, &l);
+                        matched == matches!(pred, BinaryPredicate::StringExactlyMatchesPattern)
+                    }
+                    BinaryPredicate::StringMatchesRegex => {
+                        let r = self.expand_regex(&right.value)?;
+                        let re = match regex::Regex::new(&r) {
+                            Ok(re) => re,
+                            Err(_) => {
+                                self.report(&format!("{r}: invalid regular expression"));
+                                return Err(ExpandError::Reported { fatal: false, status: 2 });
+                            }
+                        };
+                        match re.captures(&l) {
+                            Some(caps) => {
+                                let groups = caps
+                                    .iter()
+                                    .map(|m| m.map_or_else(String::new, |m| m.as_str().to_string()))
+                                    .collect();
+                                self.state.arrays.insert("BASH_REMATCH".into(), groups);
+                                true
+                            }
+                            None => {
+                                self.state.arrays.insert("BASH_REMATCH".into(), Vec::new());
+                                false
+                            }
+                        }
+                    }
+                    BinaryPredicate::ArithmeticEqualTo
+                    | BinaryPredicate::ArithmeticNotEqualTo
+                    | BinaryPredicate::ArithmeticLessThan
+                    | BinaryPredicate::ArithmeticLessThanOrEqualTo
+                    | BinaryPredicate::ArithmeticGreaterThan
+                    | BinaryPredicate::ArithmeticGreaterThanOrEqualTo => {
+                        let a = self.arith_text(&l)?;
+                        let r = self.expand_string(&right.value)?;
+                        let b = self.arith_text(&r)?;
+                        match pred {
+                            BinaryPredicate::ArithmeticEqualTo => a == b,
+                            BinaryPredicate::ArithmeticNotEqualTo => a != b,
+                            BinaryPredicate::ArithmeticLessThan => a < b,
+                            BinaryPredicate::ArithmeticLessThanOrEqualTo => a <= b,
+                            BinaryPredicate::ArithmeticGreaterThan => a > b,
+                            _ => a >= b,
+                        }
+                    }
+                    _ => {
+                        let r = self.expand_string(&right.value)?;
+                        match test::binary(&mut *self.sys, pred, &l, &r) {
+                            Ok(v) => v,
+                            Err(message) => {
+                                self.report(&message);
+                                return Err(ExpandError::Reported { fatal: false, status: 2 });
+                            }
+                        }
+                    }
+                }
+            }
+        })
+    }
+
+    /// The right side of `=~`: quoted parts match literally.
+    fn expand_regex(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let pattern = self.expand_pattern(raw)?;
+        // expand_pattern escaped quoted characters for globbing; turn those
+        // escapes into regex escapes.
+        let mut out = String::new();
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                if let Some(next) = chars.next() {
+                    out.push_str(&regex::escape(&next.to_string()));
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,121 @@
+//! What a builtin gets: its standard streams, the shell's state and the
+//! system, and a way to run other commands (for `xargs`, `find -exec`).
+
+use crate::interp::Interp;
+use crate::io::{Closed, InputRef, Output};
+use crate::state::State;
+use crate::system::{FsError, System};
+
+/// The standard streams of one command.
+#[derive(Debug, Clone)]
+pub struct Io {
+    pub stdin: InputRef,
+    pub stdout: Output,
+    pub stderr: Output,
+}
+
+/// The context a builtin runs in.
+pub struct Ctx<'a, 'b> {
+    pub(crate) interp: &'a mut Interp<'b>,
+    pub(crate) io: Io,
+}
+
+impl<'a, 'b> Ctx<'a, 'b> {
+    pub(crate) fn new(interp: &'a mut Interp<'b>, io: Io) -> Self {
+        Self { interp, io }
+    }
+
+    /// The file system, clock, tools and output of the sandbox.
+    pub fn sys(&mut self) -> &mut dyn System {
+        &mut *self.interp.sys
+    }
+
+    /// Variables, functions and options.
+    pub fn state(&mut self) -> &mut State {
+        &mut *self.interp.state
+    }
+
+    /// The rest of standard input.
+    pub fn stdin_all(&mut self) -> Vec<u8> {
+        self.io.stdin.borrow_mut().read_all()
+    }
+
+    /// The next line of standard input, with its `\n` if it has one.
+    pub fn stdin_line(&mut self) -> Option<Vec<u8>> {
+        self.io.stdin.borrow_mut().read_line()
+    }
+
+    /// The next record of standard input ending in `delim` (included).
+    pub fn stdin_until(&mut self, delim: u8) -> Option<Vec<u8>> {
+        self.io.stdin.borrow_mut().read_until(delim)
+    }
+
+    /// Writes to standard output. `Err(Closed)` means the reader is gone or
+    /// the output limit was reached: stop producing output (status 141 for
+    /// generators like `yes`, or just return).
+    pub fn out(&mut self, bytes: impl AsRef<[u8]>) -> Result<(), Closed> {
+        let sys = &mut *self.interp.sys;
+        self.io.stdout.borrow_mut().write(sys, bytes.as_ref())
+    }
+
+    /// Writes to standard error (errors writing it are ignored).
+    pub fn err(&mut self, bytes: impl AsRef<[u8]>) {
+        let sys = &mut *self.interp.sys;
+        let _ = self.io.stderr.borrow_mut().write(sys, bytes.as_ref());
+    }
+
+    /// Prints `name: message` and a newline to standard error.
+    pub fn error(&mut self, name: &str, message: impl std::fmt::Display) {
+        self.err(format!("{name}: {message}\n"));
+    }
+
+    /// Prints a message the way bash prints its own builtins' errors:
+    /// `cordon: line N: message`.
+    pub fn shell_error(&mut self, message: &str) {
+        let text = format!("{}: line {}: {message}\n", self.interp.name, self.interp.line);
+        self.err(text);
+    }
+
+    /// The current line of the script (for messages).
+    pub fn line(&self) -> usize {
+        self.interp.line
+    }
+
+    /// The contents of an input operand: `-` is standard input, anything
+    /// else a file.
+    pub fn read_input(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
+        match path {
+            "-" | "/dev/stdin" => return Ok(self.stdin_all()),
+            "/dev/null" => return Ok(Vec::new()),
+            _ => {}
+        }
+        match self.interp.sys.stat(path) {
+            Ok(meta) if meta.kind == crate::system::Kind::Dir => {
+                return Err(FsError::new("EISDIR", format!("EISDIR: {path}")))
+            }
+            _ => {}
+        }
+        self.interp.sys.read(path)
+    }
+
+    /// Prints the GNU-style message for a failed file operand:
+    /// `name: path: No such file or directory`.
+    pub fn file_error(&mut self, name: &str, path: &str, err: &FsError) {
+        self.err(format!("{name}: {path}: {}\n", err.describe()));
+    }
+
+    /// Runs a command (builtin or function) with these streams, or with
+    /// `stdin` as its input when given. Returns its status.
+    pub fn exec(&mut self, argv: &[String], stdin: Option<Vec<u8>>) -> i32 {
+        let io = match stdin {
+            Some(data) => Io { stdin: crate::io::input(data), ..self.io.clone() },
+            None => self.io.clone(),
+        };
+        self.interp.exec_argv(argv, &io)
+    }
+
+    /// Whether the run should stop (a limit or `exit` was hit).
+    pub fn interrupted(&self) -> bool {
+        self.interp.flow.is_some()
+    }
+}

@@ -1,0 +1,1053 @@
+//! Word expansion: braces, tilde, parameters, command substitution,
+//! arithmetic, field splitting, pathname expansion and quote removal, in
+//! bash's order.
+
+use brush_parser::word::{self, Parameter, ParameterExpr, ParameterTestType, SpecialParameter, WordPiece};
+
+use crate::ctx::Io;
+use crate::interp::{word_options, Interp};
+use crate::io::{input, output, Sink};
+use crate::pattern;
+
+/// Brace expansion produces at most this many words per word.
+const MAX_BRACE_WORDS: usize = 100_000;
+/// A glob produces at most this many paths.
+const MAX_GLOB_MATCHES: usize = 100_000;
+
+/// An expansion that failed; its message is already printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExpandError {
+    /// `fatal`: the shell exits (`${x:?}`, `set -u`), as bash does.
+    Reported { fatal: bool, status: i32 },
+}
+
+/// One character of an expanded word and how it got there.
+#[derive(Debug, Clone, Copy)]
+struct Ch {
+    c: char,
+    /// Quoted: not subject to splitting or globbing.
+    quoted: bool,
+    /// Produced by an unquoted expansion: subject to field splitting.
+    split: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Piece {
+    Ch(Ch),
+    /// A field boundary that `"$@"` imposes.
+    Break,
+    /// A quote was here: the field exists even if empty (`""`).
+    Quote,
+}
+
+/// The value of a parameter.
+enum Value {
+    Unset,
+    Str(String),
+    /// `$@`, `$*`, `${a[@]}`: several words; `join` for the `*` forms.
+    Fields(Vec<String>, bool),
+}
+
+impl Value {
+    fn is_unset_or_null(&self, test: &ParameterTestType) -> bool {
+        match self {
+            Value::Unset => true,
+            Value::Str(s) => matches!(test, ParameterTestType::UnsetOrNull) && s.is_empty(),
+            Value::Fields(v, _) => {
+                matches!(test, ParameterTestType::UnsetOrNull) && v.iter().all(String::is_empty)
+            }
+        }
+    }
+}
+
+impl Interp<'_> {
+    /// Expands a word into fields (arguments of a command, `for` values).
+    pub(crate) fn expand_fields(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
+        let mut fields = Vec::new();
+        for word in self.brace_expand(raw)? {
+            let pieces = self.word_pieces(&word, false)?;
+            for field in split_fields(&pieces, &self.ifs()) {
+                self.glob_field(&field, &mut fields);
+            }
+        }
+        Ok(fields)
+    }
+
+    /// Expands a word into one string: no splitting or globbing
+    /// (assignments, redirection targets, `case` subjects).
+    pub(crate) fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let pieces = self.word_pieces(raw, false)?;
+        Ok(pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Ch(ch) => Some(ch.c),
+                Piece::Break => Some(' '),
+                Piece::Quote => None,
+            })
+            .collect())
+    }
+
+    /// Expands a word into a pattern: quoted characters are escaped so they
+    /// match themselves.
+    pub(crate) fn expand_pattern(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let pieces = self.word_pieces(raw, false)?;
+        let mut out = String::new();
+        for p in pieces {
+            match p {
+                Piece::Ch(ch) if ch.quoted => out.push_str(&pattern::escape(&ch.c.to_string())),
+                Piece::Ch(ch) => out.push(ch.c),
+                Piece::Break => out.push(' '),
+                Piece::Quote => {}
+            }
+        }
+        Ok(out)
+    }
+
+    /// Expands the body of a here-document (parameters, substitutions and
+    /// arithmetic; quotes are ordinary characters).
+    pub(crate) fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
+        let pieces = match word::parse_heredoc(body, &word_options()) {
+            Ok(pieces) => pieces,
+            Err(e) => return Err(self.fail(&format!("bad substitution: {e}"))),
+        };
+        let mut out = Vec::new();
+        self.expand_pieces(&pieces, true, &mut out)?;
+        Ok(out
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Ch(ch) => Some(ch.c),
+                Piece::Break => Some(' '),
+                Piece::Quote => None,
+            })
+            .collect())
+    }
+
+    fn fail(&mut self, message: &str) -> ExpandError {
+        self.report(message);
+        ExpandError::Reported { fatal: false, status: 1 }
+    }
+
+    fn fatal(&mut self, message: &str) -> ExpandError {
+        self.report(message);
+        // bash's non-interactive shell exits with 127 here.
+        ExpandError::Reported { fatal: true, status: 127 }
+    }
+
+    fn ifs(&self) -> String {
+        self.state.get("IFS").map_or_else(|| " \t\n".to_string(), str::to_string)
+    }
+
+    fn word_pieces(&mut self, raw: &str, quoted: bool) -> Result<Vec<Piece>, ExpandError> {
+        let parsed = match word::parse(raw, &word_options()) {
+            Ok(pieces) => pieces,
+            Err(_) => return Err(self.fail(&format!("{raw}: bad substitution"))),
+        };
+        let mut out = Vec::new();
+        self.expand_pieces(&parsed, quoted, &mut out)?;
+        Ok(out)
+    }
+
+    fn brace_expand(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
+        if !raw.contains('{') {
+            return Ok(vec![raw.to_string()]);
+        }
+        let parsed = match word::parse_brace_expansions(raw, &word_options()) {
+            Ok(Some(parsed)) => parsed,
+            _ => return Ok(vec![raw.to_string()]),
+        };
+        let mut words = vec![String::new()];
+        let mut widths = zero_padded_widths(raw).into_iter();
+        if !append_braces(&parsed, &mut words, &mut widths) {
+            return Err(
+                self.fail(&format!("{raw}: brace expansion produces more than {MAX_BRACE_WORDS} words"))
+            );
+        }
+        Ok(words)
+    }
+
+    fn push_text(out: &mut Vec<Piece>, text: &str, quoted: bool, split: bool) {
+        out.extend(text.chars().map(|c| Piece::Ch(Ch { c, quoted, split })));
+    }
+
+    fn expand_pieces(
+        &mut self,
+        pieces: &[word::WordPieceWithSource],
+        quoted: bool,
+        out: &mut Vec<Piece>,
+    ) -> Result<(), ExpandError> {
+        for piece in pieces {
+            match &piece.piece {
+                WordPiece::Text(text) => Self::push_text(out, text, quoted, false),
+                WordPiece::SingleQuotedText(text) => {
+                    out.push(Piece::Quote);
+                    Self::push_text(out, text, true, false);
+                }
+                WordPiece::AnsiCQuotedText(text) => {
+                    out.push(Piece::Quote);
+                    Self::push_text(out, &ansi_c(text), true, false);
+                }
+                WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    let only_at = matches!(
+                        inner.as_slice(),
+                        [one] if matches!(&one.piece, WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                            parameter: Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+                            ..
+                        }) | WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                            parameter: Parameter::NamedWithAllIndices { concatenate: false, .. },
+                            ..
+                        }))
+                    );
+                    if !only_at {
+                        out.push(Piece::Quote);
+                    }
+                    self.expand_pieces(inner, true, out)?;
+                }
+                WordPiece::EscapeSequence(seq) => {
+                    let escaped = seq.strip_prefix('\\').unwrap_or(seq);
+                    if quoted {
+                        // Inside double quotes a backslash only escapes $ ` " \ and newline.
+                        match escaped.chars().next() {
+                            Some('\n') => {}
+                            Some('$' | '`' | '"' | '\\') => Self::push_text(out, escaped, true, false),
+                            _ => Self::push_text(out, seq, true, false),
+                        }
+                    } else if escaped != "\n" {
+                        Self::push_text(out, escaped, true, false);
+                    }
+                }
+                WordPiece::TildeExpansion(tilde) => {
+                    let text = match tilde {
+                        word::TildeExpr::Home => self.state.get("HOME").unwrap_or("/workspace").to_string(),
+                        word::TildeExpr::WorkingDir => self.sys.cwd(),
+                        word::TildeExpr::OldWorkingDir => {
+                            self.state.get("OLDPWD").unwrap_or_default().to_string()
+                        }
+                        word::TildeExpr::UserHome(user) => format!("~{user}"),
+                        word::TildeExpr::NthDirFromTopOfDirStack { n, plus_used } => {
+                            format!("~{}{n}", if *plus_used { "+" } else { "" })
+                        }
+                        word::TildeExpr::NthDirFromBottomOfDirStack { n } => format!("~-{n}"),
+                    };
+                    Self::push_text(out, &text, true, false);
+                }
+                WordPiece::ParameterExpansion(expr) => self.expand_parameter(expr, quoted, out)?,
+                WordPiece::CommandSubstitution(script) | WordPiece::BackquotedCommandSubstitution(script) => {
+                    let text = self.command_substitution(script);
+                    Self::push_text(out, &text, quoted, !quoted);
+                }
+                WordPiece::ArithmeticExpression(expr) => {
+                    let value = self.arith_text(&expr.value)?;
+                    Self::push_text(out, &value.to_string(), quoted, !quoted);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `$( … )` and returns its output without trailing newlines.
+    pub(crate) fn command_substitution(&mut self, script: &str) -> String {
+        let stdout = output(Sink::Buffer(Vec::new()));
+        let io = Io { stdin: input(Vec::new()), stdout: stdout.clone(), stderr: self.err.clone() };
+        if self.depth >= crate::interp::MAX_DEPTH {
+            self.report(&format!("maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));
+            self.aborted = true;
+            self.flow = Some(crate::interp::Flow::Exit(1));
+            self.subst_status = Some(1);
+            return String::new();
+        }
+        let line = self.line;
+        let status = self.subshell(|me| {
+            me.depth += 1;
+            let status = me.run_source(script, &io);
+            me.depth -= 1;
+            status
+        });
+        self.line = line;
+        self.subst_status = Some(status);
+        self.state.last_status = status;
+        let bytes = match &mut *stdout.borrow_mut() {
+            Sink::Buffer(buf) => std::mem::take(buf),
+            _ => Vec::new(),
+        };
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        while text.ends_with('\n') {
+            text.pop();
+        }
+        text
+    }
+
+    fn special(&mut self, p: &SpecialParameter) -> Value {
+        match p {
+            SpecialParameter::AllPositionalParameters { concatenate } => {
+                Value::Fields(self.state.positional.clone(), *concatenate)
+            }
+            SpecialParameter::PositionalParameterCount => Value::Str(self.state.positional.len().to_string()),
+            SpecialParameter::LastExitStatus => Value::Str(self.state.last_status.to_string()),
+            SpecialParameter::CurrentOptionFlags => {
+                let o = &self.state.options;
+                let mut flags = String::new();
+                for (on, c) in
+                    [(o.errexit, 'e'), (o.noglob, 'f'), (true, 'h'), (o.nounset, 'u'), (o.xtrace, 'x')]
+                {
+                    if on {
+                        flags.push(c);
+                    }
+                }
+                flags.push('B');
+                Value::Str(flags)
+            }
+            SpecialParameter::ProcessId => Value::Str("1".into()),
+            SpecialParameter::LastBackgroundProcessId => Value::Unset,
+            SpecialParameter::ShellName => Value::Str(self.name.clone()),
+        }
+    }
+
+    fn named(&mut self, name: &str) -> Value {
+        if let Some(v) = self.state.get(name) {
+            return Value::Str(v.to_string());
+        }
+        match name {
+            "RANDOM" => {
+                // xorshift: bash's $RANDOM is not cryptographic either.
+                self.random ^= self.random << 13;
+                self.random ^= self.random >> 7;
+                self.random ^= self.random << 17;
+                Value::Str((self.random % 32768).to_string())
+            }
+            "LINENO" => Value::Str(self.line.to_string()),
+            "PWD" => Value::Str(self.sys.cwd()),
+            "EPOCHSECONDS" => Value::Str((self.sys.now_ms() / 1000).to_string()),
+            "EPOCHREALTIME" => {
+                let ms = self.sys.now_ms();
+                Value::Str(format!("{}.{:03}000", ms / 1000, ms % 1000))
+            }
+            "BASH_VERSION" => Value::Str("5.2.15(1)-release".into()),
+            _ => Value::Unset,
+        }
+    }
+
+    fn parameter_value(&mut self, parameter: &Parameter, indirect: bool) -> Result<Value, ExpandError> {
+        let value = match parameter {
+            Parameter::Positional(0) => Value::Str(self.name.clone()),
+            Parameter::Positional(n) => {
+                let index = usize::try_from(*n).unwrap_or(usize::MAX).saturating_sub(1);
+                self.state.positional.get(index).map_or(Value::Unset, |v| Value::Str(v.clone()))
+            }
+            Parameter::Special(p) => self.special(p),
+            Parameter::Named(name) => self.named(name),
+            Parameter::NamedWithIndex { name, index } => {
+                let i = self.arith_text(index)?;
+                match self.state.arrays.get(name) {
+                    Some(array) => {
+                        let i = if i < 0 { i64::try_from(array.len()).unwrap_or(0) + i } else { i };
+                        usize::try_from(i)
+                            .ok()
+                            .and_then(|i| array.get(i))
+                            .map_or(Value::Unset, |v| Value::Str(v.clone()))
+                    }
+                    None if i == 0 => self.named(name),
+                    None => Value::Unset,
+                }
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } => match self.state.arrays.get(name) {
+                Some(array) => Value::Fields(array.clone(), *concatenate),
+                None => match self.state.get(name) {
+                    Some(v) => Value::Fields(vec![v.to_string()], *concatenate),
+                    None => Value::Fields(Vec::new(), *concatenate),
+                },
+            },
+        };
+        if !indirect {
+            return Ok(value);
+        }
+        let target = match value {
+            Value::Str(s) => s,
+            Value::Unset => return Ok(Value::Unset),
+            Value::Fields(v, _) => v.join(" "),
+        };
+        match word::parse_parameter(&target, &word_options()) {
+            Ok(p) => self.parameter_value(&p, false),
+            Err(_) => Err(self.fail(&format!("{target}: invalid indirect expansion"))),
+        }
+    }
+
+    fn parameter_name(parameter: &Parameter) -> String {
+        match parameter {
+            Parameter::Positional(n) => n.to_string(),
+            Parameter::Special(s) => s.to_string(),
+            Parameter::Named(name) => name.clone(),
+            Parameter::NamedWithIndex { name, index } => format!("{name}[{index}]"),
+            Parameter::NamedWithAllIndices { name, concatenate } => {
+                format!("{name}[{}]", if *concatenate { "*" } else { "@" })
+            }
+        }
+    }
+
+    /// Pushes a parameter's value as expansion output.
+    fn push_value(&mut self, value: Value, quoted: bool, out: &mut Vec<Piece>) {
+        match value {
+            Value::Unset => {}
+            Value::Str(s) => Self::push_text(out, &s, quoted, !quoted),
+            Value::Fields(fields, join) => {
+                if join && quoted {
+                    let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
+                    Self::push_text(out, &fields.join(&sep), true, false);
+                } else {
+                    for (i, f) in fields.iter().enumerate() {
+                        if i > 0 {
+                            if quoted {
+                                out.push(Piece::Break);
+                            } else {
+                                out.push(Piece::Ch(Ch { c: ' ', quoted: false, split: true }));
+                            }
+                        }
+                        if quoted {
+                            out.push(Piece::Quote);
+                        }
+                        Self::push_text(out, f, quoted, !quoted);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Expands `raw` (a default/alternative word) into `out` in the current
+    /// quoting context.
+    fn expand_inner(&mut self, raw: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
+        let parsed = match word::parse(raw, &word_options()) {
+            Ok(p) => p,
+            Err(_) => return Err(self.fail(&format!("{raw}: bad substitution"))),
+        };
+        let mut inner = Vec::new();
+        self.expand_pieces(&parsed, quoted, &mut inner)?;
+        if quoted {
+            for p in inner.iter_mut() {
+                if let Piece::Ch(ch) = p {
+                    ch.quoted = true;
+                    ch.split = false;
+                }
+            }
+        }
+        out.extend(inner);
+        Ok(())
+    }
+
+    fn check_unset(&mut self, parameter: &Parameter, value: &Value) -> Result<(), ExpandError> {
+        if matches!(value, Value::Unset)
+            && self.state.options.nounset
+            && !matches!(parameter, Parameter::Special(SpecialParameter::AllPositionalParameters { .. }))
+        {
+            let name = Self::parameter_name(parameter);
+            return Err(self.fatal(&format!("{name}: unbound variable")));
+        }
+        Ok(())
+    }
+
+    /// Applies `f` to a string value, or to each of several fields.
+    fn map_value(value: Value, mut f: impl FnMut(&str) -> String) -> Value {
+        match value {
+            Value::Unset => Value::Unset,
+            Value::Str(s) => Value::Str(f(&s)),
+            Value::Fields(v, join) => Value::Fields(v.iter().map(|s| f(s)).collect(), join),
+        }
+    }
+
+    fn expand_parameter(
+        &mut self,
+        expr: &ParameterExpr,
+        quoted: bool,
+        out: &mut Vec<Piece>,
+    ) -> Result<(), ExpandError> {
+        match expr {
+            ParameterExpr::Parameter { parameter, indirect } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                if value.is_unset_or_null(test_type) {
+                    self.expand_inner(default_value.as_deref().unwrap_or_default(), quoted, out)?;
+                } else {
+                    self.push_value(value, quoted, out);
+                }
+            }
+            ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                if value.is_unset_or_null(test_type) {
+                    let text = self.expand_string(default_value.as_deref().unwrap_or_default())?;
+                    match parameter {
+                        Parameter::Named(name) => {
+                            if !self.state.set(name, text.clone()) {
+                                return Err(self.fail(&format!("{name}: readonly variable")));
+                            }
+                        }
+                        other => {
+                            let name = Self::parameter_name(other);
+                            return Err(self.fatal(&format!("${name}: cannot assign in this way")));
+                        }
+                    }
+                    self.push_value(Value::Str(text), quoted, out);
+                } else {
+                    self.push_value(value, quoted, out);
+                }
+            }
+            ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                if value.is_unset_or_null(test_type) {
+                    let name = Self::parameter_name(parameter);
+                    let message = match error_message.as_deref() {
+                        Some(m) if !m.is_empty() => self.expand_string(m)?,
+                        _ => match test_type {
+                            ParameterTestType::UnsetOrNull => "parameter null or not set".to_string(),
+                            ParameterTestType::Unset => "parameter not set".to_string(),
+                        },
+                    };
+                    return Err(self.fatal(&format!("{name}: {message}")));
+                }
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                if !value.is_unset_or_null(test_type) {
+                    self.expand_inner(alternative_value.as_deref().unwrap_or_default(), quoted, out)?;
+                } else if quoted {
+                    out.push(Piece::Quote);
+                }
+            }
+            ParameterExpr::ParameterLength { parameter, indirect } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let n = match value {
+                    Value::Unset => 0,
+                    Value::Str(s) => s.chars().count(),
+                    Value::Fields(v, _) => v.len(),
+                };
+                Self::push_text(out, &n.to_string(), quoted, false);
+            }
+            ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect, pattern }
+            | ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect, pattern } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let pat = self.expand_pattern(pattern.as_deref().unwrap_or_default())?;
+                let (suffix, largest) = match expr {
+                    ParameterExpr::RemoveSmallestSuffixPattern { .. } => (true, false),
+                    ParameterExpr::RemoveLargestSuffixPattern { .. } => (true, true),
+                    ParameterExpr::RemoveSmallestPrefixPattern { .. } => (false, false),
+                    _ => (false, true),
+                };
+                let value = Self::map_value(value, |s| remove_affix(s, &pat, suffix, largest));
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::Substring { parameter, indirect, offset, length } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let offset = self.arith_text(&offset.value)?;
+                let length = match length {
+                    Some(l) => Some(self.arith_text(&l.value)?),
+                    None => None,
+                };
+                let value = match value {
+                    Value::Fields(v, join) => {
+                        // ${@:2}: positional parameters from $2.
+                        let from_positional = matches!(parameter, Parameter::Special(_));
+                        let mut items = v;
+                        if from_positional {
+                            items.insert(0, self.name.clone());
+                        }
+                        Value::Fields(slice(&items, offset, length), join)
+                    }
+                    Value::Str(s) => {
+                        let chars: Vec<char> = s.chars().collect();
+                        let picked: Vec<String> = chars.iter().map(|c| c.to_string()).collect();
+                        Value::Str(slice(&picked, offset, length).concat())
+                    }
+                    Value::Unset => Value::Unset,
+                };
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::ReplaceSubstring { parameter, indirect, pattern, replacement, match_kind } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let pat = self.expand_pattern(pattern)?;
+                let replacement = self.expand_string(replacement.as_deref().unwrap_or_default())?;
+                let value = Self::map_value(value, |s| replace(s, &pat, &replacement, match_kind));
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::UppercaseFirstChar { parameter, indirect, .. }
+            | ParameterExpr::UppercasePattern { parameter, indirect, .. }
+            | ParameterExpr::LowercaseFirstChar { parameter, indirect, .. }
+            | ParameterExpr::LowercasePattern { parameter, indirect, .. } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let value = Self::map_value(value, |s| match expr {
+                    ParameterExpr::UppercaseFirstChar { .. } => first_char(s, true),
+                    ParameterExpr::LowercaseFirstChar { .. } => first_char(s, false),
+                    ParameterExpr::UppercasePattern { .. } => s.to_uppercase(),
+                    _ => s.to_lowercase(),
+                });
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::Transform { parameter, indirect, op } => {
+                let value = self.parameter_value(parameter, *indirect)?;
+                self.check_unset(parameter, &value)?;
+                let value = Self::map_value(value, |s| match op {
+                    word::ParameterTransformOp::ToUpperCase => s.to_uppercase(),
+                    word::ParameterTransformOp::ToLowerCase => s.to_lowercase(),
+                    word::ParameterTransformOp::CapitalizeInitial => first_char(s, true),
+                    word::ParameterTransformOp::Quoted => quote(s),
+                    word::ParameterTransformOp::ExpandEscapeSequences => ansi_c(s),
+                    _ => s.to_string(),
+                });
+                self.push_value(value, quoted, out);
+            }
+            ParameterExpr::VariableNames { prefix, concatenate } => {
+                let names: Vec<String> = self
+                    .state
+                    .vars
+                    .keys()
+                    .chain(self.state.arrays.keys())
+                    .filter(|n| n.starts_with(prefix.as_str()))
+                    .cloned()
+                    .collect();
+                self.push_value(Value::Fields(names, *concatenate), quoted, out);
+            }
+            ParameterExpr::MemberKeys { variable_name, concatenate } => {
+                let n = match self.state.arrays.get(variable_name) {
+                    Some(a) => a.len(),
+                    None => usize::from(self.state.is_set(variable_name)),
+                };
+                let keys = (0..n).map(|i| i.to_string()).collect();
+                self.push_value(Value::Fields(keys, *concatenate), quoted, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Pathname expansion of one field, appending the resulting words.
+    fn glob_field(&mut self, field: &[Ch], out: &mut Vec<String>) {
+        let literal: String = field.iter().map(|c| c.c).collect();
+        let magic =
+            !self.state.options.noglob && field.iter().any(|c| !c.quoted && matches!(c.c, '*' | '?' | '['));
+        if !magic {
+            out.push(literal);
+            return;
+        }
+        let mut pattern_text = String::new();
+        for ch in field {
+            if ch.quoted || ch.c == '\\' {
+                pattern_text.push_str(&pattern::escape(&ch.c.to_string()));
+            } else {
+                pattern_text.push(ch.c);
+            }
+        }
+        let matches = self.glob(&pattern_text);
+        if matches.is_empty() {
+            out.push(literal);
+        } else {
+            out.extend(matches);
+        }
+    }
+
+    /// Paths of the sandbox's file system matching `pattern`, sorted.
+    pub(crate) fn glob(&mut self, pattern: &str) -> Vec<String> {
+        let absolute = pattern.starts_with('/');
+        let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+        let mut current: Vec<String> = vec![if absolute { "/".to_string() } else { String::new() }];
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let mut next = Vec::new();
+            for base in &current {
+                if !pattern::has_magic(part) {
+                    let path = join(base, &pattern::unescape(part));
+                    if last {
+                        if self.sys.stat(&path).is_ok() {
+                            next.push(path);
+                        }
+                    } else {
+                        next.push(path);
+                    }
+                    continue;
+                }
+                let dir = if base.is_empty() { "." } else { base.as_str() };
+                let Ok(entries) = self.sys.readdir(dir) else { continue };
+                for entry in entries {
+                    if entry.name.starts_with('.') && !part.starts_with('.') && !part.starts_with("\\.") {
+                        continue;
+                    }
+                    if !last && entry.kind != crate::system::Kind::Dir {
+                        continue;
+                    }
+                    if pattern::fnmatch(part, &entry.name) {
+                        next.push(join(base, &entry.name));
+                        if next.len() > MAX_GLOB_MATCHES {
+                            break;
+                        }
+                    }
+                }
+            }
+            current = next;
+            if current.is_empty() {
+                break;
+            }
+        }
+        if pattern.ends_with('/') {
+            current = current
+                .into_iter()
+                .filter(|p| self.sys.stat(p).is_ok_and(|m| m.kind == crate::system::Kind::Dir))
+                .map(|p| format!("{p}/"))
+                .collect();
+        }
+        current.sort();
+        current
+    }
+}
+
+fn join(base: &str, name: &str) -> String {
+    if base.is_empty() {
+        name.to_string()
+    } else if base.ends_with('/') {
+        format!("{base}{name}")
+    } else {
+        format!("{base}/{name}")
+    }
+}
+
+/// Splits expanded pieces into fields at unquoted IFS characters that came
+/// from expansions.
+fn split_fields(pieces: &[Piece], ifs: &str) -> Vec<Vec<Ch>> {
+    let mut fields = Vec::new();
+    let mut current: Vec<Ch> = Vec::new();
+    let mut started = false;
+    for piece in pieces {
+        match piece {
+            Piece::Break => {
+                fields.push(std::mem::take(&mut current));
+                started = false;
+            }
+            Piece::Quote => started = true,
+            Piece::Ch(ch) if ch.split && ifs.contains(ch.c) => {
+                if ch.c.is_whitespace() {
+                    if started || !current.is_empty() {
+                        fields.push(std::mem::take(&mut current));
+                        started = false;
+                    }
+                } else {
+                    fields.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            Piece::Ch(ch) => {
+                current.push(*ch);
+                started = true;
+            }
+        }
+    }
+    if started || !current.is_empty() {
+        fields.push(current);
+    }
+    fields
+}
+
+/// For each `{A..B}` sequence of `raw`, in order, the width to zero-pad
+/// to when A or B is written with a leading zero (the parser keeps only
+/// the numbers).
+fn zero_padded_widths(raw: &str) -> Vec<Option<usize>> {
+    let mut out = Vec::new();
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'{' {
+            i += 1;
+            continue;
+        }
+        let rest = &raw[i + 1..];
+        let Some(end) = rest.find('}') else { break };
+        let inner = &rest[..end];
+        let parts: Vec<&str> = inner.split("..").collect();
+        let numeric = |s: &str| {
+            let d = s.strip_prefix('-').unwrap_or(s);
+            !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())
+        };
+        if (parts.len() == 2 || parts.len() == 3) && parts.iter().all(|p| numeric(p)) {
+            let padded = parts[..2]
+                .iter()
+                .filter(|p| {
+                    let d = p.strip_prefix('-').unwrap_or(p);
+                    d.len() > 1 && d.starts_with('0')
+                })
+                .map(|p| p.len())
+                .max();
+            let width = padded.map(|_| parts[..2].iter().map(|p| p.len()).max().unwrap_or(0));
+            out.push(width);
+        }
+        i += 1;
+    }
+    out
+}
+
+fn append_braces(
+    items: &[word::BraceExpressionOrText],
+    words: &mut Vec<String>,
+    widths: &mut std::vec::IntoIter<Option<usize>>,
+) -> bool {
+    for item in items {
+        match item {
+            word::BraceExpressionOrText::Text(text) => {
+                for w in words.iter_mut() {
+                    w.push_str(text);
+                }
+            }
+            word::BraceExpressionOrText::Expr(members) => {
+                let mut alternatives: Vec<String> = Vec::new();
+                for member in members {
+                    match member {
+                        word::BraceExpressionMember::NumberSequence { start, end, increment } => {
+                            let step = increment.unsigned_abs().max(1);
+                            let count = start.abs_diff(*end) / step + 1;
+                            if count > MAX_BRACE_WORDS as u64 {
+                                return false;
+                            }
+                            let width = widths.next().flatten();
+                            let mut n = *start;
+                            for _ in 0..count {
+                                alternatives.push(match width {
+                                    Some(w) => format!("{n:0w$}"),
+                                    None => n.to_string(),
+                                });
+                                let delta = i64::try_from(step).unwrap_or(1);
+                                n = if start <= end {
+                                    n.saturating_add(delta)
+                                } else {
+                                    n.saturating_sub(delta)
+                                };
+                            }
+                        }
+                        word::BraceExpressionMember::CharSequence { start, end, increment } => {
+                            let step = usize::try_from(increment.unsigned_abs().max(1)).unwrap_or(1);
+                            let (a, b) = (u32::from(*start), u32::from(*end));
+                            let range: Vec<u32> = if a <= b {
+                                (a..=b).step_by(step).collect()
+                            } else {
+                                (b..=a).rev().step_by(step).collect()
+                            };
+                            alternatives
+                                .extend(range.into_iter().filter_map(char::from_u32).map(String::from));
+                        }
+                        word::BraceExpressionMember::Child(children) => {
+                            let mut sub = vec![String::new()];
+                            if !append_braces(children, &mut sub, widths) {
+                                return false;
+                            }
+                            alternatives.extend(sub);
+                        }
+                    }
+                }
+                if words.len().saturating_mul(alternatives.len()) > MAX_BRACE_WORDS {
+                    return false;
+                }
+                let mut next = Vec::with_capacity(words.len() * alternatives.len());
+                for w in words.iter() {
+                    for alt in &alternatives {
+                        next.push(format!("{w}{alt}"));
+                    }
+                }
+                *words = next;
+            }
+        }
+    }
+    true
+}
+
+/// `${x#p}` and friends.
+fn remove_affix(s: &str, pat: &str, suffix: bool, largest: bool) -> String {
+    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain(std::iter::once(s.len())).collect();
+    if suffix {
+        let order: Vec<&usize> =
+            if largest { bounds.iter().collect() } else { bounds.iter().rev().collect() };
+        for &i in order {
+            if pattern::fnmatch(pat, &s[i..]) {
+                return s[..i].to_string();
+            }
+        }
+    } else {
+        let order: Vec<&usize> =
+            if largest { bounds.iter().rev().collect() } else { bounds.iter().collect() };
+        for &i in order {
+            if pattern::fnmatch(pat, &s[..i]) {
+                return s[i..].to_string();
+            }
+        }
+    }
+    s.to_string()
+}
+
+/// `${x/p/r}`, `${x//p/r}`, `${x/#p/r}`, `${x/%p/r}`.
+fn replace(s: &str, pat: &str, with: &str, kind: &word::SubstringMatchKind) -> String {
+    let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain(std::iter::once(s.len())).collect();
+    match kind {
+        word::SubstringMatchKind::Prefix => {
+            for &j in bounds.iter().rev() {
+                if pattern::fnmatch(pat, &s[..j]) {
+                    return format!("{with}{}", &s[j..]);
+                }
+            }
+            s.to_string()
+        }
+        word::SubstringMatchKind::Suffix => {
+            for &i in &bounds {
+                if pattern::fnmatch(pat, &s[i..]) {
+                    return format!("{}{with}", &s[..i]);
+                }
+            }
+            s.to_string()
+        }
+        word::SubstringMatchKind::FirstOccurrence | word::SubstringMatchKind::Anywhere => {
+            if pat.is_empty() {
+                return s.to_string();
+            }
+            let all = matches!(kind, word::SubstringMatchKind::Anywhere);
+            let mut out = String::new();
+            let mut k = 0;
+            let mut replaced = false;
+            while k < bounds.len() {
+                let i = bounds[k];
+                if i == s.len() {
+                    break;
+                }
+                if !replaced || all {
+                    // The longest match starting at i.
+                    if let Some(&j) = bounds[k + 1..].iter().rev().find(|&&j| pattern::fnmatch(pat, &s[i..j]))
+                    {
+                        out.push_str(with);
+                        replaced = true;
+                        k = bounds.iter().position(|&b| b == j).unwrap_or(bounds.len());
+                        continue;
+                    }
+                }
+                let next = bounds.get(k + 1).copied().unwrap_or(s.len());
+                out.push_str(&s[i..next]);
+                k += 1;
+            }
+            out
+        }
+    }
+}
+
+fn slice(items: &[String], offset: i64, length: Option<i64>) -> Vec<String> {
+    let len = i64::try_from(items.len()).unwrap_or(i64::MAX);
+    let start = if offset < 0 { (len + offset).max(0) } else { offset.min(len) };
+    let end = match length {
+        None => len,
+        Some(l) if l < 0 => (len + l).max(start),
+        Some(l) => start.saturating_add(l).min(len),
+    };
+    let (start, end) = (usize::try_from(start).unwrap_or(0), usize::try_from(end).unwrap_or(0));
+    items.get(start..end.max(start)).unwrap_or_default().to_vec()
+}
+
+fn first_char(s: &str, upper: bool) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if upper => c.to_uppercase().chain(chars).collect(),
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// `${x@Q}`: quoted for reuse as input.
+pub(crate) fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// Decodes `$'…'` escapes.
+pub(crate) fn ansi_c(s: &str) -> String {
+    let mut out = String::new();
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('a') => out.push('\x07'),
+            Some('b') => out.push('\x08'),
+            Some('e') | Some('E') => out.push('\x1b'),
+            Some('f') => out.push('\x0c'),
+            Some('v') => out.push('\x0b'),
+            Some('\\') => out.push('\\'),
+            Some('\'') => out.push('\''),
+            Some('"') => out.push('"'),
+            Some('?') => out.push('?'),
+            Some('x') => {
+                let mut n = 0u32;
+                let mut digits = 0;
+                while digits < 2 {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            n = n * 16 + d;
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if digits == 0 {
+                    out.push_str("\\x");
+                } else if let Some(c) = char::from_u32(n) {
+                    out.push(c);
+                }
+            }
+            Some('u') | Some('U') => {
+                let mut n = 0u32;
+                let mut digits = 0;
+                while digits < 8 {
+                    match chars.peek().and_then(|c| c.to_digit(16)) {
+                        Some(d) => {
+                            n = n.saturating_mul(16).saturating_add(d);
+                            chars.next();
+                            digits += 1;
+                        }
+                        None => break,
+                    }
+                }
+                out.push(char::from_u32(n).unwrap_or('\u{FFFD}'));
+            }
+            Some(d @ '0'..='7') => {
+                let mut n = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(x) => {
+                            n = n * 8 + x;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                if let Some(c) = char::from_u32(n) {
+                    out.push(c);
+                }
+            }
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => out.push('\\'),
+        }
+    }
+    out
+}
+
+/// Quotes `s` for `set`'s listing only when it has special characters.
+pub(crate) fn quote_if_needed(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c)) {
+        s.to_string()
+    } else {
+        quote(s)
+    }
+}

@@ -1,0 +1,1108 @@
+//! Walks the syntax tree `brush-parser` produces: lists, pipelines,
+//! compound commands, redirections and simple commands.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use brush_parser::ast::{self, SourceLocation};
+
+use crate::builtins;
+use crate::ctx::{Ctx, Io};
+use crate::expand::ExpandError;
+use crate::io::{input, output, Output, Sink};
+use crate::state::{State, Var};
+use crate::system::{Stream, System, WriteMode};
+
+/// How deep functions, `eval`, `source` and command substitutions may nest.
+/// Each level costs guest stack; bash has no limit but would crash instead.
+pub(crate) const MAX_DEPTH: usize = 200;
+
+/// A change of control flow travelling up the tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Break(u32),
+    Continue(u32),
+    Return(i32),
+    Exit(i32),
+}
+
+pub struct Interp<'a> {
+    pub(crate) state: &'a mut State,
+    pub(crate) sys: &'a mut dyn System,
+    pub(crate) flow: Option<Flow>,
+    /// `$0`, and the prefix of the shell's own messages.
+    pub(crate) name: String,
+    /// The line of the command being run, for messages and `$LINENO`.
+    pub(crate) line: usize,
+    /// Added to parsed line numbers (for `eval` and substitutions).
+    line_base: usize,
+    pub(crate) depth: usize,
+    /// Inside an `if`/`while` condition or a non-final `&&`/`||` part, where
+    /// `set -e` does not apply.
+    condition: u32,
+    /// How many loops enclose the current command (for `break`).
+    pub(crate) loops: u32,
+    /// Standard error of the command being expanded (for expansion errors).
+    pub(crate) err: Output,
+    /// The status of the last command substitution of this command.
+    pub(crate) subst_status: Option<i32>,
+    /// State of `$RANDOM`.
+    pub(crate) random: u64,
+    /// A nesting limit was hit: the whole run ends, subshells included
+    /// (otherwise `f() { f | f; }` would retry exponentially).
+    pub(crate) aborted: bool,
+}
+
+/// A file named by an output redirection: collected, then written.
+struct PendingFile {
+    path: String,
+    sink: Output,
+}
+
+fn parser_options() -> brush_parser::ParserOptions {
+    brush_parser::ParserOptions {
+        enable_extended_globbing: false,
+        posix_mode: false,
+        sh_mode: false,
+        tilde_expansion_at_word_start: true,
+        tilde_expansion_after_colon: false,
+        parser_impl: brush_parser::ParserImpl::default(),
+    }
+}
+
+pub(crate) fn word_options() -> brush_parser::ParserOptions {
+    parser_options()
+}
+
+/// Parses a whole script; the error is the message to print.
+pub(crate) fn parse(script: &str) -> Result<ast::Program, (usize, String)> {
+    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(script), &parser_options());
+    parser.parse_program().map_err(|e| describe_parse_error(script, &e))
+}
+
+fn describe_parse_error(script: &str, err: &brush_parser::ParseError) -> (usize, String) {
+    match err {
+        brush_parser::ParseError::ParsingNear(pos) => {
+            let token = token_at(script, pos.index);
+            (pos.line, format!("syntax error near unexpected token `{token}'"))
+        }
+        brush_parser::ParseError::ParsingAtEndOfInput => {
+            (script.matches('\n').count() + 1, "syntax error: unexpected end of file".to_string())
+        }
+        brush_parser::ParseError::Tokenizing { inner, position } => {
+            let line = position.as_ref().map_or(1, |p| p.line);
+            let text = inner.to_string();
+            if text.contains("unterminated") || text.contains("end of input") {
+                (line, format!("unexpected EOF while looking for matching token ({text})"))
+            } else {
+                (line, format!("syntax error: {text}"))
+            }
+        }
+    }
+}
+
+fn token_at(script: &str, index: usize) -> String {
+    let rest = script.get(index..).unwrap_or_default().trim_start_matches([' ', '\t']);
+    if rest.starts_with('\n') || rest.is_empty() {
+        return "newline".into();
+    }
+    for op in [";;", "&&", "||", ">>", "<<", ";", "&", "|", "(", ")", "<", ">"] {
+        if rest.starts_with(op) {
+            return op.into();
+        }
+    }
+    rest.split(|c: char| c.is_whitespace() || ";&|()<>".contains(c)).next().unwrap_or_default().to_string()
+}
+
+pub(crate) fn run_script(state: &mut State, sys: &mut dyn System, script: &str, name: &str) -> i32 {
+    let seed = sys.now_ms();
+    let err = output(Sink::Host(Stream::Stderr));
+    let mut interp = Interp {
+        state,
+        sys,
+        flow: None,
+        name: name.to_string(),
+        line: 1,
+        line_base: 0,
+        depth: 0,
+        condition: 0,
+        loops: 0,
+        err: err.clone(),
+        subst_status: None,
+        random: seed | 1,
+        aborted: false,
+    };
+    let io = Io { stdin: input(Vec::new()), stdout: output(Sink::Host(Stream::Stdout)), stderr: err };
+    let status = interp.run_source(script, &io);
+    let status = match interp.flow.take() {
+        Some(Flow::Exit(code)) => code,
+        _ => status,
+    };
+    interp.state.last_status = status;
+    status
+}
+
+impl Interp<'_> {
+    /// Prints `cordon: line N: message` to the current standard error.
+    pub(crate) fn report(&mut self, message: &str) {
+        let text = format!("{}: line {}: {message}\n", self.name, self.line);
+        let _ = self.err.clone().borrow_mut().write(&mut *self.sys, text.as_bytes());
+    }
+
+    /// Parses and runs `script` (a whole script, `eval` text or a
+    /// substitution) with these streams.
+    pub(crate) fn run_source(&mut self, script: &str, io: &Io) -> i32 {
+        let program = match parse(script) {
+            Ok(program) => program,
+            Err((line, message)) => {
+                let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+                self.line = self.line.saturating_sub(1) + line;
+                self.report(&message);
+                self.err = saved;
+                return 2;
+            }
+        };
+        let base = self.line.saturating_sub(1);
+        let mut status = 0;
+        for command in &program.complete_commands {
+            status = self.exec_list_at(command, io, base);
+            if self.flow.is_some() {
+                break;
+            }
+        }
+        status
+    }
+
+    fn exec_list_at(&mut self, list: &ast::CompoundList, io: &Io, base: usize) -> i32 {
+        let saved = self.line_base;
+        self.line_base = base;
+        let status = self.exec_list(list, io);
+        self.line_base = saved;
+        status
+    }
+
+    fn set_line(&mut self, loc: Option<brush_parser::SourceSpan>) {
+        if let Some(loc) = loc {
+            self.line = self.line_base + loc.start.line;
+        }
+    }
+
+    pub(crate) fn exec_list(&mut self, list: &ast::CompoundList, io: &Io) -> i32 {
+        let mut status = 0;
+        for item in &list.0 {
+            status = self.exec_and_or(&item.0, io);
+            if self.flow.is_some() {
+                break;
+            }
+        }
+        status
+    }
+
+    fn exec_and_or(&mut self, list: &ast::AndOrList, io: &Io) -> i32 {
+        let last = list.additional.len();
+        let mut status = self.exec_pipeline(&list.first, io, last > 0);
+        for (i, next) in list.additional.iter().enumerate() {
+            if self.flow.is_some() {
+                break;
+            }
+            let in_condition = i + 1 < last;
+            match next {
+                ast::AndOr::And(p) if status == 0 => status = self.exec_pipeline(p, io, in_condition),
+                ast::AndOr::Or(p) if status != 0 => status = self.exec_pipeline(p, io, in_condition),
+                _ => {}
+            }
+        }
+        status
+    }
+
+    fn exec_pipeline(&mut self, pipeline: &ast::Pipeline, io: &Io, in_condition: bool) -> i32 {
+        let guarded = in_condition || pipeline.bang;
+        if guarded {
+            self.condition += 1;
+        }
+        let status = match pipeline.seq.as_slice() {
+            [only] => self.exec_command(only, io),
+            stages => self.exec_stages(stages, io),
+        };
+        if guarded {
+            self.condition -= 1;
+        }
+        let status = if pipeline.bang { i32::from(status == 0) } else { status };
+        self.state.last_status = status;
+        if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
+        {
+            self.flow = Some(Flow::Exit(status));
+        }
+        status
+    }
+
+    fn exec_stages(&mut self, stages: &[ast::Command], io: &Io) -> i32 {
+        let mut stdin = io.stdin.clone();
+        let mut statuses = Vec::with_capacity(stages.len());
+        for (i, command) in stages.iter().enumerate() {
+            let last = i + 1 == stages.len();
+            let stdout = if last { io.stdout.clone() } else { output(Sink::Buffer(Vec::new())) };
+            let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), stderr: io.stderr.clone() };
+            statuses.push(self.subshell(|me| me.exec_command(command, &stage)));
+            if !last {
+                let data = match &mut *stdout.borrow_mut() {
+                    Sink::Buffer(buf) => std::mem::take(buf),
+                    _ => Vec::new(),
+                };
+                stdin = input(data);
+            }
+            if self.flow.is_some() {
+                break;
+            }
+        }
+        let last = statuses.last().copied().unwrap_or(0);
+        if self.state.options.pipefail {
+            statuses.iter().rev().copied().find(|s| *s != 0).unwrap_or(0)
+        } else {
+            last
+        }
+    }
+
+    /// Runs `f` with a copy of the shell state that is thrown away after,
+    /// and the working directory restored: `( )`, pipeline stages and
+    /// command substitutions.
+    pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
+        let saved = self.state.clone();
+        let cwd = self.sys.cwd();
+        let loops = std::mem::replace(&mut self.loops, 0);
+        let mut status = f(self);
+        if let Some(Flow::Exit(code)) = self.flow {
+            status = code;
+        }
+        self.flow = if self.aborted { Some(Flow::Exit(status)) } else { None };
+        self.loops = loops;
+        let last = status;
+        *self.state = saved;
+        self.state.last_status = last;
+        if self.sys.cwd() != cwd {
+            let _ = self.sys.chdir(&cwd);
+        }
+        status
+    }
+
+    fn exec_command(&mut self, command: &ast::Command, io: &Io) -> i32 {
+        match command {
+            ast::Command::Simple(simple) => self.exec_simple(simple, io),
+            ast::Command::Compound(compound, redirects) => {
+                self.set_line(compound.location());
+                self.with_redirects(redirects.as_ref().map(|r| r.0.as_slice()), io, |me, io| {
+                    me.exec_compound(compound, io)
+                })
+            }
+            ast::Command::Function(def) => {
+                self.state.functions.insert(def.fname.value.clone(), Rc::new(def.body.clone()));
+                0
+            }
+            ast::Command::ExtendedTest(test, redirects) => {
+                self.set_line(Some(test.loc.clone()));
+                self.with_redirects(redirects.as_ref().map(|r| r.0.as_slice()), io, |me, io| {
+                    let saved = std::mem::replace(&mut me.err, io.stderr.clone());
+                    let status = match me.extended_test(&test.expr) {
+                        Ok(true) => 0,
+                        Ok(false) => 1,
+                        Err(e) => me.expansion_failed(e),
+                    };
+                    me.err = saved;
+                    status
+                })
+            }
+        }
+    }
+
+    /// Turns an expansion error into a status (and an exit for fatal ones).
+    pub(crate) fn expansion_failed(&mut self, err: ExpandError) -> i32 {
+        match err {
+            ExpandError::Reported { fatal, status } => {
+                if fatal && self.flow.is_none() {
+                    self.flow = Some(Flow::Exit(status));
+                }
+                status
+            }
+        }
+    }
+
+    fn exec_compound(&mut self, compound: &ast::CompoundCommand, io: &Io) -> i32 {
+        match compound {
+            ast::CompoundCommand::BraceGroup(group) => self.exec_list(&group.list, io),
+            ast::CompoundCommand::Subshell(sub) => self.subshell(|me| me.exec_list(&sub.list, io)),
+            ast::CompoundCommand::ForClause(clause) => self.exec_for(clause, io),
+            ast::CompoundCommand::ArithmeticForClause(clause) => self.exec_arith_for(clause, io),
+            ast::CompoundCommand::CaseClause(clause) => self.exec_case(clause, io),
+            ast::CompoundCommand::IfClause(clause) => self.exec_if(clause, io),
+            ast::CompoundCommand::WhileClause(clause) => self.exec_while(clause, io, true),
+            ast::CompoundCommand::UntilClause(clause) => self.exec_while(clause, io, false),
+            ast::CompoundCommand::Arithmetic(arith) => {
+                let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+                let status = match self.arith_text(&arith.expr.value) {
+                    Ok(v) => i32::from(v == 0),
+                    Err(e) => self.expansion_failed(e),
+                };
+                self.err = saved;
+                status
+            }
+            ast::CompoundCommand::Coprocess(_) => {
+                self.report("coproc: not supported in the sandbox");
+                1
+            }
+        }
+    }
+
+    fn condition<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        self.condition += 1;
+        let out = f(self);
+        self.condition -= 1;
+        out
+    }
+
+    /// After a loop body: whether to leave the loop.
+    fn leave_loop(&mut self) -> bool {
+        match self.flow {
+            Some(Flow::Break(n)) => {
+                self.flow = if n > 1 { Some(Flow::Break(n - 1)) } else { None };
+                true
+            }
+            Some(Flow::Continue(n)) => {
+                if n > 1 {
+                    self.flow = Some(Flow::Continue(n - 1));
+                    true
+                } else {
+                    self.flow = None;
+                    false
+                }
+            }
+            Some(_) => true,
+            None => false,
+        }
+    }
+
+    fn exec_for(&mut self, clause: &ast::ForClauseCommand, io: &Io) -> i32 {
+        let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        let values = match &clause.values {
+            Some(words) => {
+                let mut values = Vec::new();
+                for word in words {
+                    match self.expand_fields(&word.value) {
+                        Ok(fields) => values.extend(fields),
+                        Err(e) => {
+                            self.err = saved;
+                            return self.expansion_failed(e);
+                        }
+                    }
+                }
+                values
+            }
+            None => self.state.positional.clone(),
+        };
+        self.err = saved;
+        let mut status = 0;
+        self.loops += 1;
+        for value in values {
+            if !self.state.set(&clause.variable_name, value) {
+                self.report(&format!("{}: readonly variable", clause.variable_name));
+                status = 1;
+                break;
+            }
+            status = self.exec_list(&clause.body.list, io);
+            if self.leave_loop() {
+                break;
+            }
+        }
+        self.loops -= 1;
+        status
+    }
+
+    fn exec_arith_for(&mut self, clause: &ast::ArithmeticForClauseCommand, io: &Io) -> i32 {
+        let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        let mut status = 0;
+        if let Some(init) = &clause.initializer {
+            if let Err(e) = self.arith_text(&init.value) {
+                self.err = saved;
+                return self.expansion_failed(e);
+            }
+        }
+        self.loops += 1;
+        loop {
+            if let Some(cond) = &clause.condition {
+                match self.arith_text(&cond.value) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        status = self.expansion_failed(e);
+                        break;
+                    }
+                }
+            }
+            status = self.exec_list(&clause.body.list, io);
+            if self.leave_loop() {
+                break;
+            }
+            if let Some(update) = &clause.updater {
+                if let Err(e) = self.arith_text(&update.value) {
+                    status = self.expansion_failed(e);
+                    break;
+                }
+            }
+        }
+        self.loops -= 1;
+        self.err = saved;
+        status
+    }
+
+    fn exec_case(&mut self, clause: &ast::CaseClauseCommand, io: &Io) -> i32 {
+        let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        let subject = match self.expand_string(&clause.value.value) {
+            Ok(s) => s,
+            Err(e) => {
+                self.err = saved;
+                return self.expansion_failed(e);
+            }
+        };
+        let mut status = 0;
+        let mut fall_through = false;
+        for item in &clause.cases {
+            let mut matched = fall_through;
+            if !matched {
+                for pattern in &item.patterns {
+                    match self.expand_pattern(&pattern.value) {
+                        Ok(p) if crate::pattern::fnmatch(&p, &subject) => {
+                            matched = true;
+                            break;
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            self.err = saved;
+                            return self.expansion_failed(e);
+                        }
+                    }
+                }
+            }
+            if !matched {
+                continue;
+            }
+            status = match &item.cmd {
+                Some(list) => self.exec_list(list, io),
+                None => 0,
+            };
+            if self.flow.is_some() {
+                break;
+            }
+            match item.post_action {
+                ast::CaseItemPostAction::ExitCase => break,
+                ast::CaseItemPostAction::UnconditionallyExecuteNextCaseItem => fall_through = true,
+                ast::CaseItemPostAction::ContinueEvaluatingCases => fall_through = false,
+            }
+        }
+        self.err = saved;
+        status
+    }
+
+    fn exec_if(&mut self, clause: &ast::IfClauseCommand, io: &Io) -> i32 {
+        let cond = self.condition(|me| me.exec_list(&clause.condition, io));
+        if self.flow.is_some() {
+            return cond;
+        }
+        if cond == 0 {
+            return self.exec_list(&clause.then, io);
+        }
+        for branch in clause.elses.iter().flatten() {
+            match &branch.condition {
+                Some(condition) => {
+                    let cond = self.condition(|me| me.exec_list(condition, io));
+                    if self.flow.is_some() {
+                        return cond;
+                    }
+                    if cond == 0 {
+                        return self.exec_list(&branch.body, io);
+                    }
+                }
+                None => return self.exec_list(&branch.body, io),
+            }
+        }
+        0
+    }
+
+    fn exec_while(&mut self, clause: &ast::WhileOrUntilClauseCommand, io: &Io, is_while: bool) -> i32 {
+        let mut status = 0;
+        self.loops += 1;
+        loop {
+            let cond = self.condition(|me| me.exec_list(&clause.0, io));
+            if self.flow.is_some() {
+                self.leave_loop();
+                break;
+            }
+            if (cond == 0) != is_while {
+                break;
+            }
+            status = self.exec_list(&clause.1.list, io);
+            if self.leave_loop() {
+                break;
+            }
+        }
+        self.loops -= 1;
+        status
+    }
+
+    fn exec_simple(&mut self, command: &ast::SimpleCommand, io: &Io) -> i32 {
+        let mut assignments: Vec<&ast::Assignment> = Vec::new();
+        let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        // (word, is an assignment-looking argument of a declaration builtin)
+        let mut words: Vec<(&ast::Word, Option<&ast::Assignment>)> = Vec::new();
+        let mut loc = None;
+        for item in command.prefix.iter().flat_map(|p| p.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, _) => {
+                    loc = loc.or_else(|| Some(a.loc.clone()));
+                    assignments.push(a);
+                }
+                ast::CommandPrefixOrSuffixItem::Word(w) => {
+                    loc = loc.or_else(|| w.loc.clone());
+                    words.push((w, None));
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
+                    self.err = io.stderr.clone();
+                    self.report("process substitution is not supported in the sandbox");
+                    return 1;
+                }
+            }
+        }
+        if let Some(w) = &command.word_or_name {
+            loc = loc.or_else(|| w.loc.clone());
+            words.push((w, None));
+        }
+        for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => words.push((w, Some(a))),
+                ast::CommandPrefixOrSuffixItem::Word(w) => words.push((w, None)),
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
+                    self.err = io.stderr.clone();
+                    self.report("process substitution is not supported in the sandbox");
+                    return 1;
+                }
+            }
+        }
+        self.set_line(loc);
+        self.err = io.stderr.clone();
+        self.subst_status = None;
+
+        let mut argv: Vec<String> = Vec::new();
+        for (word, assignment) in &words {
+            let expanded = match assignment {
+                Some(a) if argv.first().is_some_and(|c| is_declaration(c)) => {
+                    self.assignment_text(a).map(|s| vec![s])
+                }
+                _ => self.expand_fields(&word.value),
+            };
+            match expanded {
+                Ok(fields) => argv.extend(fields),
+                Err(e) => return self.expansion_failed(e),
+            }
+        }
+
+        if argv.is_empty() {
+            for a in &assignments {
+                if let Err(status) = self.assign(a, false) {
+                    return status;
+                }
+            }
+            let status = self.subst_status.unwrap_or(0);
+            return self.with_redirects(Some(&redirects), io, |_, _| status);
+        }
+
+        // `NAME=value cmd`: the assignments hold for the command only.
+        let mut saved: Vec<(String, Option<Var>)> = Vec::new();
+        for a in &assignments {
+            let name = assignment_name(a).to_string();
+            saved.push((name.clone(), self.state.vars.get(&name).cloned()));
+            if let Err(status) = self.assign(a, true) {
+                self.restore_vars(saved);
+                return status;
+            }
+        }
+        if self.state.options.xtrace {
+            let line = format!("+ {}\n", argv.join(" "));
+            let _ = io.stderr.borrow_mut().write(&mut *self.sys, line.as_bytes());
+        }
+        let status = self.with_redirects(Some(&redirects), io, |me, io| me.exec_argv(&argv, io));
+        self.restore_vars(saved);
+        status
+    }
+
+    fn restore_vars(&mut self, saved: Vec<(String, Option<Var>)>) {
+        for (name, var) in saved.into_iter().rev() {
+            match var {
+                Some(var) => {
+                    self.state.vars.insert(name, var);
+                }
+                None => {
+                    self.state.vars.remove(&name);
+                }
+            }
+        }
+    }
+
+    /// `name=value` for a declaration builtin's argument (`local x=$y`
+    /// does not split `$y`).
+    fn assignment_text(&mut self, a: &ast::Assignment) -> Result<String, ExpandError> {
+        let name = assignment_name(a);
+        match &a.value {
+            ast::AssignmentValue::Scalar(w) => {
+                let value = self.expand_string(&w.value)?;
+                Ok(format!("{name}{}={value}", if a.append { "+" } else { "" }))
+            }
+            ast::AssignmentValue::Array(_) => {
+                self.report(&format!("{name}: arrays in declarations are not supported"));
+                Err(ExpandError::Reported { fatal: false, status: 1 })
+            }
+        }
+    }
+
+    /// Performs an assignment (`exported` for the `NAME=v cmd` form).
+    fn assign(&mut self, a: &ast::Assignment, exported: bool) -> Result<(), i32> {
+        let name = assignment_name(a).to_string();
+        if self.state.readonly.contains(&name) {
+            self.report(&format!("{name}: readonly variable"));
+            return Err(1);
+        }
+        match (&a.name, &a.value) {
+            (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Scalar(w)) => {
+                let mut value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                if a.append {
+                    value = format!("{}{value}", self.state.get(&name).unwrap_or_default());
+                }
+                if self.state.arrays.contains_key(&name) && !exported {
+                    if let Some(first) = self.state.arrays.get_mut(&name).and_then(|v| v.first_mut()) {
+                        *first = value;
+                    }
+                    return Ok(());
+                }
+                if exported {
+                    self.state.vars.insert(name, Var { value, exported: true });
+                } else {
+                    self.state.set(&name, value);
+                }
+            }
+            (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items)) => {
+                let mut values = if a.append {
+                    self.state.arrays.get(&name).cloned().unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                for (key, word) in items {
+                    let fields = self.expand_fields(&word.value).map_err(|e| self.expansion_failed(e))?;
+                    match key {
+                        Some(key) => {
+                            let index = self.arith_text(&key.value).map_err(|e| self.expansion_failed(e))?;
+                            let index = usize::try_from(index).unwrap_or(0);
+                            if index > 100_000 {
+                                self.report(&format!("{name}[{index}]: array index too large"));
+                                return Err(1);
+                            }
+                            if values.len() <= index {
+                                values.resize(index + 1, String::new());
+                            }
+                            values[index] = fields.join(" ");
+                        }
+                        None => values.extend(fields),
+                    }
+                }
+                self.state.vars.remove(&name);
+                self.state.arrays.insert(name, values);
+            }
+            (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
+                let index = self.arith_text(index).map_err(|e| self.expansion_failed(e))?;
+                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                let Ok(index) = usize::try_from(index) else {
+                    self.report(&format!("{name}[{index}]: bad array subscript"));
+                    return Err(1);
+                };
+                if index > 100_000 {
+                    self.report(&format!("{name}[{index}]: array index too large"));
+                    return Err(1);
+                }
+                let scalar = self.state.vars.remove(&name).map(|v| v.value);
+                let array = self.state.arrays.entry(name).or_insert_with(|| scalar.into_iter().collect());
+                if array.len() <= index {
+                    array.resize(index + 1, String::new());
+                }
+                if a.append {
+                    array[index].push_str(&value);
+                } else {
+                    array[index] = value;
+                }
+            }
+            (ast::AssignmentName::ArrayElementName(..), ast::AssignmentValue::Array(_)) => {
+                self.report(&format!("{name}: cannot assign list to array member"));
+                return Err(1);
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a command by name: a function, a builtin or a script file.
+    pub(crate) fn exec_argv(&mut self, argv: &[String], io: &Io) -> i32 {
+        let Some(name) = argv.first() else {
+            return 0;
+        };
+        if self.flow.is_some() {
+            return self.state.last_status;
+        }
+        if let Some(body) = self.state.functions.get(name).cloned() {
+            return self.call_function(&body, argv, io);
+        }
+        self.exec_builtin_or_file(argv, io)
+    }
+
+    /// Like [`Interp::exec_argv`] but skipping functions (`command`).
+    pub(crate) fn exec_builtin_or_file(&mut self, argv: &[String], io: &Io) -> i32 {
+        let Some(name) = argv.first() else {
+            return 0;
+        };
+        if let Some(builtin) = builtins::find(name) {
+            let mut ctx = Ctx::new(self, io.clone());
+            return builtins::run(builtin, &mut ctx, argv.get(1..).unwrap_or_default());
+        }
+        if name.contains('/') {
+            return self.exec_file(argv, io);
+        }
+        let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        self.report(&format!("{name}: command not found"));
+        self.err = saved;
+        127
+    }
+
+    /// `./script.sh args`: a shell script in the sandbox's file system runs
+    /// in a subshell with its own positional parameters.
+    fn exec_file(&mut self, argv: &[String], io: &Io) -> i32 {
+        let Some(path) = argv.first() else {
+            return 0;
+        };
+        let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        let result = match self.sys.stat(path) {
+            Ok(meta) if meta.kind == crate::system::Kind::Dir => Err(format!("{path}: Is a directory")),
+            Ok(_) => self.sys.read(path).map_err(|e| format!("{path}: {}", e.describe())),
+            Err(e) => Err(format!("{path}: {}", e.describe())),
+        };
+        let script = match result {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(message) => {
+                self.report(&message);
+                self.err = saved;
+                return if message.ends_with("No such file or directory") { 127 } else { 126 };
+            }
+        };
+        self.err = saved;
+        let first = script.lines().next().unwrap_or_default();
+        if first.starts_with("#!")
+            && (first.contains("node") || first.contains("deno") || first.contains("bun"))
+        {
+            let body: String = script.split_inclusive('\n').skip(1).collect();
+            let args: Vec<String> = argv.get(1..).unwrap_or_default().to_vec();
+            let stdin = io.stdin.borrow_mut().read_all();
+            let outcome = self.sys.javascript(&body, &args, &stdin);
+            let _ = io.stdout.borrow_mut().write(&mut *self.sys, &outcome.stdout);
+            let _ = io.stderr.borrow_mut().write(&mut *self.sys, &outcome.stderr);
+            return outcome.status;
+        }
+        self.run_script_text(&script, path, argv.get(1..).unwrap_or_default(), io)
+    }
+
+    /// Runs script text in a subshell as `name args…`.
+    pub(crate) fn run_script_text(&mut self, script: &str, name: &str, args: &[String], io: &Io) -> i32 {
+        if self.depth >= MAX_DEPTH {
+            self.report(&format!("{name}: maximum nesting depth ({MAX_DEPTH}) exceeded"));
+            return 1;
+        }
+        let name = name.to_string();
+        let args = args.to_vec();
+        self.subshell(move |me| {
+            me.depth += 1;
+            me.state.positional = args;
+            let saved_name = std::mem::replace(&mut me.name, name);
+            let saved_line = std::mem::replace(&mut me.line, 1);
+            let status = me.run_source(script, io);
+            me.name = saved_name;
+            me.line = saved_line;
+            me.depth -= 1;
+            status
+        })
+    }
+
+    fn call_function(&mut self, body: &ast::FunctionBody, argv: &[String], io: &Io) -> i32 {
+        if self.depth >= MAX_DEPTH {
+            let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+            self.report(&format!(
+                "{}: maximum function nesting level exceeded ({MAX_DEPTH})",
+                argv.first().map_or("", String::as_str)
+            ));
+            self.err = saved;
+            self.flow = Some(Flow::Exit(1));
+            self.aborted = true;
+            return 1;
+        }
+        let positional =
+            std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
+        self.state.locals.push(BTreeMap::new());
+        self.depth += 1;
+        let loops = std::mem::replace(&mut self.loops, 0);
+        let line = self.line;
+        let mut status = self.with_redirects(body.1.as_ref().map(|r| r.0.as_slice()), io, |me, io| {
+            me.exec_compound(&body.0, io)
+        });
+        self.line = line;
+        self.loops = loops;
+        self.depth -= 1;
+        self.state.locals.pop();
+        self.state.positional = positional;
+        if let Some(Flow::Return(code)) = self.flow {
+            self.flow = None;
+            status = code;
+        }
+        status
+    }
+
+    /// Applies redirections around `f`, then writes collected file output.
+    fn with_redirects(
+        &mut self,
+        redirects: Option<&[impl std::borrow::Borrow<ast::IoRedirect>]>,
+        io: &Io,
+        f: impl FnOnce(&mut Self, &Io) -> i32,
+    ) -> i32 {
+        let redirects = redirects.unwrap_or_default();
+        if redirects.is_empty() {
+            return f(self, io);
+        }
+        let saved_err = std::mem::replace(&mut self.err, io.stderr.clone());
+        let mut files = Vec::new();
+        let mut io = io.clone();
+        for r in redirects {
+            if let Err(status) = self.redirect(r.borrow(), &mut io, &mut files) {
+                self.flush(files);
+                self.err = saved_err;
+                return status;
+            }
+        }
+        self.err = saved_err;
+        let mut status = f(self, &io);
+        if !self.flush(files) && status == 0 {
+            status = 1;
+        }
+        status
+    }
+
+    /// Writes collected output to its files; `false` if one failed.
+    fn flush(&mut self, files: Vec<PendingFile>) -> bool {
+        let mut ok = true;
+        for file in files {
+            let data = match &mut *file.sink.borrow_mut() {
+                Sink::Buffer(buf) => std::mem::take(buf),
+                _ => Vec::new(),
+            };
+            if data.is_empty() {
+                continue;
+            }
+            if let Err(e) = self.sys.write(&file.path, &data, WriteMode::Append) {
+                self.report(&format!("{}: {}", file.path, e.describe()));
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    fn redirect(
+        &mut self,
+        r: &ast::IoRedirect,
+        io: &mut Io,
+        files: &mut Vec<PendingFile>,
+    ) -> Result<(), i32> {
+        match r {
+            ast::IoRedirect::File(fd, kind, target) => {
+                let input_kind = matches!(
+                    kind,
+                    ast::IoFileRedirectKind::Read
+                        | ast::IoFileRedirectKind::ReadAndWrite
+                        | ast::IoFileRedirectKind::DuplicateInput
+                );
+                let fd = fd.map_or(if input_kind { 0 } else { 1 }, |fd| fd);
+                match target {
+                    ast::IoFileRedirectTarget::Filename(word) => {
+                        let path = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                        match kind {
+                            ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::ReadAndWrite => {
+                                let data = self.open_input(&path, io)?;
+                                self.set_fd_input(fd, data, io)
+                            }
+                            ast::IoFileRedirectKind::Write
+                            | ast::IoFileRedirectKind::Clobber
+                            | ast::IoFileRedirectKind::Append => {
+                                let append = matches!(kind, ast::IoFileRedirectKind::Append);
+                                let sink = self.open_output(&path, append, io, files)?;
+                                self.set_fd_output(fd, sink, io)
+                            }
+                            ast::IoFileRedirectKind::DuplicateOutput
+                            | ast::IoFileRedirectKind::DuplicateInput => {
+                                self.duplicate(fd, &path, io, input_kind, files)
+                            }
+                        }
+                    }
+                    ast::IoFileRedirectTarget::Fd(target) => {
+                        self.duplicate(fd, &target.to_string(), io, input_kind, files)
+                    }
+                    ast::IoFileRedirectTarget::Duplicate(word) => {
+                        let target = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                        self.duplicate(fd, &target, io, input_kind, files)
+                    }
+                    ast::IoFileRedirectTarget::ProcessSubstitution(..) => {
+                        self.report("process substitution is not supported in the sandbox");
+                        Err(1)
+                    }
+                }
+            }
+            ast::IoRedirect::HereDocument(fd, doc) => {
+                let mut body = if doc.requires_expansion {
+                    self.expand_heredoc(&doc.doc.value).map_err(|e| self.expansion_failed(e))?
+                } else {
+                    doc.doc.value.clone()
+                };
+                if doc.remove_tabs {
+                    body = body.split_inclusive('\n').map(|l| l.trim_start_matches('\t')).collect();
+                }
+                self.set_fd_input(fd.unwrap_or(0), body.into_bytes(), io)
+            }
+            ast::IoRedirect::HereString(fd, word) => {
+                let mut text = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                text.push('\n');
+                self.set_fd_input(fd.unwrap_or(0), text.into_bytes(), io)
+            }
+            ast::IoRedirect::OutputAndError(word, append) => {
+                let path = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                let sink = self.open_output(&path, *append, io, files)?;
+                io.stdout = sink.clone();
+                io.stderr = sink;
+                Ok(())
+            }
+        }
+    }
+
+    fn open_input(&mut self, path: &str, io: &Io) -> Result<Vec<u8>, i32> {
+        match path {
+            "/dev/null" => return Ok(Vec::new()),
+            "/dev/stdin" => return Ok(io.stdin.borrow_mut().read_all()),
+            _ => {}
+        }
+        let result = match self.sys.stat(path) {
+            Ok(meta) if meta.kind == crate::system::Kind::Dir => {
+                Err(crate::system::FsError::new("EISDIR", path.to_string()))
+            }
+            _ => self.sys.read(path),
+        };
+        result.map_err(|e| {
+            self.report(&format!("{path}: {}", e.describe()));
+            1
+        })
+    }
+
+    fn open_output(
+        &mut self,
+        path: &str,
+        append: bool,
+        io: &Io,
+        files: &mut Vec<PendingFile>,
+    ) -> Result<Output, i32> {
+        match path {
+            "/dev/null" => return Ok(output(Sink::Null)),
+            "/dev/stdout" => return Ok(io.stdout.clone()),
+            "/dev/stderr" => return Ok(io.stderr.clone()),
+            "" => {
+                self.report(": No such file or directory");
+                return Err(1);
+            }
+            _ => {}
+        }
+        let mode = if append { WriteMode::Append } else { WriteMode::Truncate };
+        if let Err(e) = self.sys.write(path, b"", mode) {
+            self.report(&format!("{path}: {}", e.describe()));
+            return Err(1);
+        }
+        let sink = output(Sink::Buffer(Vec::new()));
+        files.push(PendingFile { path: path.to_string(), sink: sink.clone() });
+        Ok(sink)
+    }
+
+    fn set_fd_input(&mut self, fd: i32, data: Vec<u8>, io: &mut Io) -> Result<(), i32> {
+        if fd == 0 {
+            io.stdin = input(data);
+            Ok(())
+        } else {
+            self.report(&format!("{fd}: only file descriptors 0, 1 and 2 are supported"));
+            Err(1)
+        }
+    }
+
+    fn set_fd_output(&mut self, fd: i32, sink: Output, io: &mut Io) -> Result<(), i32> {
+        match fd {
+            1 => io.stdout = sink,
+            2 => io.stderr = sink,
+            _ => {
+                self.report(&format!("{fd}: only file descriptors 0, 1 and 2 are supported"));
+                return Err(1);
+            }
+        }
+        Ok(())
+    }
+
+    fn duplicate(
+        &mut self,
+        fd: i32,
+        target: &str,
+        io: &mut Io,
+        input_kind: bool,
+        files: &mut Vec<PendingFile>,
+    ) -> Result<(), i32> {
+        if target == "-" {
+            return if input_kind {
+                self.set_fd_input(fd, Vec::new(), io)
+            } else {
+                self.set_fd_output(fd, output(Sink::Null), io)
+            };
+        }
+        let sink = match target {
+            "1" => io.stdout.clone(),
+            "2" => io.stderr.clone(),
+            "0" if input_kind => return Ok(()),
+            other if other.chars().all(|c| c.is_ascii_digit()) => {
+                self.report(&format!("{other}: Bad file descriptor"));
+                return Err(1);
+            }
+            // `>& file` (csh style) means both outputs to the file.
+            path if !input_kind => {
+                let sink = self.open_output(path, false, io, files)?;
+                io.stdout = sink.clone();
+                io.stderr = sink;
+                return Ok(());
+            }
+            other => {
+                self.report(&format!("{other}: ambiguous redirect"));
+                return Err(1);
+            }
+        };
+        self.set_fd_output(fd, sink, io)
+    }
+}
+
+fn assignment_name(a: &ast::Assignment) -> &str {
+    match &a.name {
+        ast::AssignmentName::VariableName(name) | ast::AssignmentName::ArrayElementName(name, _) => name,
+    }
+}
+
+/// Builtins whose `name=value` arguments are assignments (no splitting).
+fn is_declaration(name: &str) -> bool {
+    matches!(name, "local" | "export" | "declare" | "typeset" | "readonly")
+}
