@@ -60,3 +60,33 @@ test("malformed deterministic options are refused", async () => {
     await assert.rejects(Sandbox.create({ deterministic }), (err) => err instanceof CordonError && err.code === "INVALID_OPTIONS");
   }
 });
+
+test("deterministic runs are metered in fuel: the CPU limit stops them at the same point every time", async () => {
+  // Prints a counter every 20,000 iterations until the fuel runs out: the
+  // partial output is identical on every run and in every sandbox, which a
+  // CPU-time limit cannot give.
+  const loop = "let i = 0; for (;;) { if (++i % 20000 === 0) console.log(i); }";
+  const outputs = [];
+  for (let k = 0; k < 3; k++) {
+    const sb = await Sandbox.create({ deterministic: true, limits: { cpuMs: 20 } });
+    const err = await sb.run(loop).then(() => null, (e) => e);
+    assert.ok(err instanceof CordonError);
+    assert.equal(err.code, "CPU_LIMIT");
+    assert.equal(
+      err.message,
+      "the run exceeded its CPU limit of 20 ms (limits.cpuMs), metered as 180000000 units of fuel in deterministic mode",
+    );
+    assert.ok(err.result.stdout.length > 0);
+    outputs.push(err.result.stdout);
+    // The sandbox is usable afterwards, with a fresh budget.
+    assert.equal((await sb.run("return 6 * 7")).value, "42");
+    await sb.close();
+  }
+  assert.equal(outputs[1], outputs[0]);
+  assert.equal(outputs[2], outputs[0]);
+  // The shell is metered the same way.
+  const sb = await Sandbox.create({ deterministic: true, limits: { cpuMs: 20 } });
+  const err = await sb.run("while true; do :; done", { language: "shell" }).then(() => null, (e) => e);
+  assert.equal(err?.code, "CPU_LIMIT");
+  await sb.close();
+});

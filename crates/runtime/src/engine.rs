@@ -27,13 +27,24 @@ pub(crate) struct Shared {
 }
 
 static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
+/// The same guest compiled with fuel metering, for deterministic sandboxes
+/// (created on first use: most processes never need it).
+static METERED: OnceLock<Result<Shared, String>> = OnceLock::new();
+
+/// Fuel a deterministic run gets per millisecond of `limits.cpuMs`. Fuel
+/// counts wasm operations; a millisecond of guest CPU executes about this
+/// many on the 2-core EPYC this was calibrated on (a QuickJS counting loop:
+/// 17,400 iterations per CPU millisecond, 17,700 per 9 M fuel), so a limit
+/// means about the same in both modes.
+pub const FUEL_PER_CPU_MS: u64 = 9_000_000;
 
 /// The engine configuration: epoch interruption for time limits, async calls
-/// so a guest can wait on the host without blocking a thread, and a bounded
-/// native stack.
-pub(crate) fn config() -> Config {
+/// so a guest can wait on the host without blocking a thread, a bounded
+/// native stack, and, when `metered`, fuel (deterministic CPU accounting).
+pub(crate) fn config(metered: bool) -> Config {
     let mut config = Config::new();
     config
+        .consume_fuel(metered)
         .epoch_interruption(true)
         .max_wasm_stack(MAX_WASM_STACK)
         .async_stack_size(MAX_WASM_STACK + 1024 * 1024)
@@ -41,8 +52,8 @@ pub(crate) fn config() -> Config {
     config
 }
 
-fn init() -> Result<Shared, String> {
-    let engine = Engine::new(&config()).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
+fn init(metered: bool) -> Result<Shared, String> {
+    let engine = Engine::new(&config(metered)).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let dir = cache::default_dir();
     let (module, source) = cache::load_or_compile(&engine, GUEST_WASM, GUEST_SHA256, dir.as_deref())
         .map_err(|e| format!("cannot compile the guest: {e}"))?;
@@ -53,15 +64,19 @@ fn init() -> Result<Shared, String> {
     Ok(Shared { engine, pre, source })
 }
 
-/// The shared engine and module, created on first use.
-pub(crate) fn shared() -> Result<&'static Shared, RunFailure> {
-    SHARED.get_or_init(init).as_ref().map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
+/// The shared engine and module (the fuel-metered one when `metered`),
+/// created on first use.
+pub(crate) fn shared(metered: bool) -> Result<&'static Shared, RunFailure> {
+    let slot = if metered { &METERED } else { &SHARED };
+    slot.get_or_init(|| init(metered))
+        .as_ref()
+        .map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
 }
 
 /// Compiles (or loads from the cache) the guest now instead of at the first
 /// sandbox; returns how the module was obtained.
 pub fn warm_up() -> Result<ModuleSource, RunFailure> {
-    shared().map(|s| s.source)
+    shared(false).map(|s| s.source)
 }
 
 /// The guest module bytes and their SHA-256, for tests of the cache.
@@ -71,7 +86,7 @@ pub fn guest() -> (&'static [u8], &'static str) {
 
 /// A fresh engine with the production configuration, for tests of the cache.
 pub fn new_engine() -> wasmtime::Result<Engine> {
-    Engine::new(&config())
+    Engine::new(&config(false))
 }
 
 pub use crate::cache::{file_name as cache_file_name, load_or_compile};

@@ -186,7 +186,7 @@ impl Sandbox {
         determinism: Option<Determinism>,
     ) -> Result<Self, RunFailure> {
         limits.validate()?;
-        engine::shared()?;
+        engine::shared(determinism.is_some())?;
         let budgets = match &tools {
             Some(tools) => Budgets::new(&tools.policy),
             None => Budgets::new(
@@ -207,6 +207,11 @@ impl Sandbox {
 
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Deterministic sandboxes count CPU in fuel.
+    fn metered(&self) -> bool {
+        self.determinism.is_some()
     }
 
     /// Starts the session over: a fresh guest (no globals), an empty file
@@ -457,7 +462,7 @@ impl Sandbox {
     }
 
     async fn instantiate(&self) -> Result<Guest, RunFailure> {
-        let shared = engine::shared()?;
+        let shared = engine::shared(self.metered())?;
         let memory_limit = usize::try_from(self.limits.memory_bytes).unwrap_or(usize::MAX);
         let tool_limits = ToolLimits {
             timeout: Duration::from_millis(self.limits.tool_timeout_ms),
@@ -468,6 +473,13 @@ impl Sandbox {
         let state =
             HostState::new(memory_limit, ToolState::new(tools, tool_limits), Arc::clone(&self.fs), entropy);
         let mut store = Store::new(&shared.engine, state);
+        if self.metered() {
+            // Instantiation and the version check are not the script's:
+            // each run sets its own budget.
+            store
+                .set_fuel(u64::MAX)
+                .map_err(|e| RunFailure::new(ErrorCode::Internal, format!("fuel: {e}")))?;
+        }
         store.limiter(|state| &mut state.limiter);
         store.epoch_deadline_callback(host::on_epoch);
         store.set_epoch_deadline(1);
@@ -522,9 +534,16 @@ impl Sandbox {
         state.stderr = Captured::new(output_limit);
         state.limiter.hit = false;
         state.tools.begin_run();
+        // A deterministic run is metered in fuel, which counts the same on
+        // every run; thread CPU time does not, so it is not a limit there.
+        let metered = self.metered();
+        if metered {
+            guest.store.set_fuel(self.limits.cpu_ms.saturating_mul(engine::FUEL_PER_CPU_MS))?;
+        }
+        let state = guest.store.data_mut();
         state.run = Some(RunControl {
             deadline: started + Duration::from_millis(self.limits.timeout_ms),
-            cpu_limit_ns: self.limits.cpu_ms.saturating_mul(1_000_000),
+            cpu_limit_ns: if metered { u64::MAX } else { self.limits.cpu_ms.saturating_mul(1_000_000) },
             meter: Arc::clone(meter),
             cancel: cancel.clone(),
         });
@@ -581,6 +600,7 @@ fn classify(
         (Some(code), _) => code,
         _ if memory_hit => ErrorCode::MemoryLimit,
         (None, Some(Trap::StackOverflow)) => ErrorCode::StackOverflow,
+        (None, Some(Trap::OutOfFuel)) => ErrorCode::CpuLimit,
         // QuickJS's shadow stack sits at the bottom of linear memory: running
         // off it wraps to an address past the end of memory. Any other
         // out-of-bounds access is a fault of the guest.
@@ -591,6 +611,11 @@ fn classify(
         ErrorCode::Timeout => {
             format!("the run exceeded its time limit of {} ms (limits.timeoutMs)", limits.timeout_ms)
         }
+        ErrorCode::CpuLimit if matches!(err.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) => format!(
+            "the run exceeded its CPU limit of {} ms (limits.cpuMs), metered as {} units of fuel in deterministic mode",
+            limits.cpu_ms,
+            limits.cpu_ms.saturating_mul(engine::FUEL_PER_CPU_MS)
+        ),
         ErrorCode::CpuLimit => {
             format!("the run exceeded its CPU limit of {} ms (limits.cpuMs)", limits.cpu_ms)
         }

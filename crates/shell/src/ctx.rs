@@ -114,8 +114,9 @@ impl<'a, 'b> Ctx<'a, 'b> {
         self.interp.exec_argv(argv, &io)
     }
 
-    /// Whether the run should stop (a limit or `exit` was hit).
-    pub fn interrupted(&self) -> bool {
-        self.interp.flow.is_some()
+    /// Whether the run should stop (`exit`, a nesting limit, or the
+    /// system asks to).
+    pub fn interrupted(&mut self) -> bool {
+        self.interp.flow.is_some() || self.interp.sys.interrupted()
     }
 }

@@ -286,6 +286,11 @@ impl Interp<'_> {
     }
 
     fn exec_command(&mut self, command: &ast::Command, io: &Io) -> i32 {
+        if self.sys.interrupted() {
+            self.aborted = true;
+            self.flow = Some(Flow::Exit(130));
+            return 130;
+        }
         match command {
             ast::Command::Simple(simple) => self.exec_simple(simple, io),
             ast::Command::Compound(compound, redirects) => {
@@ -361,6 +366,10 @@ impl Interp<'_> {
 
     /// After a loop body: whether to leave the loop.
     fn leave_loop(&mut self) -> bool {
+        if self.flow.is_none() && self.sys.interrupted() {
+            self.aborted = true;
+            self.flow = Some(Flow::Exit(130));
+        }
         match self.flow {
             Some(Flow::Break(n)) => {
                 self.flow = if n > 1 { Some(Flow::Break(n - 1)) } else { None };

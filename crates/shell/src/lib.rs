@@ -18,6 +18,8 @@ pub mod io;
 pub mod pattern;
 pub mod state;
 pub mod system;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 mod arith;
 mod cond;

@@ -138,4 +138,12 @@ pub trait System {
 
     /// Runs JavaScript in the same sandbox, with `stdin` readable by it.
     fn javascript(&mut self, code: &str, args: &[String], stdin: &[u8]) -> JsOutcome;
+
+    /// Whether the run should stop now. The sandbox stops runaway guests
+    /// from the host (epoch interruption), so the guest never needs this;
+    /// embedders without preemption (tests, fuzzing) use it to bound work.
+    /// Checked before every command and loop iteration.
+    fn interrupted(&mut self) -> bool {
+        false
+    }
 }

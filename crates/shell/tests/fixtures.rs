@@ -6,8 +6,6 @@
 //! `tests/fixtures/known-differences.txt`; a listed case that starts passing
 //! fails the test too, so the list stays true.
 
-mod support;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -74,7 +72,7 @@ fn shell_matches_recorded_bash() {
                 failures.push(format!("{id}: script changed since it was recorded"));
                 continue;
             }
-            let (stdout, stderr, status) = support::run(&script);
+            let (stdout, stderr, status) = cordon_shell::testing::run(&script);
             let same = stdout == want.stdout && stderr == want.stderr && status == want.status;
             match (same, known.contains_key(&id)) {
                 (true, false) => ok += 1,

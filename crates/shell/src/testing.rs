@@ -1,10 +1,8 @@
-//! A [`System`] over `cordon-vfs` for the shell's own tests: the same file
-//! system the sandbox uses, with output collected in memory, a fixed clock
-//! and a few tools.
+//! A [`System`] over `cordon-vfs` for the shell's own tests and fuzzing:
+//! the same file system the sandbox uses, with output collected in memory, a
+//! virtual clock, two tools (`echo`, `math.add`) and an optional step budget.
 
-#![allow(dead_code)]
-
-use cordon_shell::system::{
+use crate::system::{
     DirEntry, FsError, JsOutcome, Kind, Meta, Stream, System, ToolError, ToolInfo, WriteMode,
 };
 use cordon_vfs::{FileSystem, MemFs, Quotas};
@@ -16,6 +14,15 @@ pub struct TestSystem {
     pub now_ms: u64,
     pub output_limit: usize,
     pub tool_log: Vec<(String, String)>,
+    /// Commands and loop iterations left before the run is interrupted
+    /// (`None`: unbounded).
+    pub steps_left: Option<u64>,
+}
+
+impl Default for TestSystem {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl TestSystem {
@@ -28,6 +35,7 @@ impl TestSystem {
             now_ms: 1_767_323_045_000,
             output_limit: 16 * 1024 * 1024,
             tool_log: Vec::new(),
+            steps_left: None,
         }
     }
 }
@@ -132,12 +140,22 @@ impl System for TestSystem {
     fn javascript(&mut self, _code: &str, _args: &[String], _stdin: &[u8]) -> JsOutcome {
         JsOutcome { stdout: Vec::new(), stderr: b"js: not available in this harness\n".to_vec(), status: 127 }
     }
+    fn interrupted(&mut self) -> bool {
+        match &mut self.steps_left {
+            None => false,
+            Some(0) => true,
+            Some(n) => {
+                *n -= 1;
+                false
+            }
+        }
+    }
 }
 
 /// Runs `script` in a fresh shell and system: (stdout, stderr, status).
 pub fn run(script: &str) -> (String, String, i32) {
     let mut sys = TestSystem::new();
-    let mut shell = cordon_shell::Shell::new();
+    let mut shell = crate::Shell::new();
     let status = shell.run(&mut sys, script);
     (
         String::from_utf8_lossy(&sys.stdout).into_owned(),
