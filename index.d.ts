@@ -359,6 +359,13 @@ export declare class Sandbox {
     /** The sandbox's file system, from the host. */
     readonly fs: SandboxFs;
     private constructor();
+    /**
+     * What a model needs to write code for this sandbox, as prompt text: the
+     * languages, the tools as TypeScript declarations generated from their
+     * JSON Schemas, what the capabilities allow, the file system and the
+     * limits. The same options always give the same text.
+     */
+    describe(): string;
     /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
     static create(options?: SandboxOptions): Promise<Sandbox>;
     /**

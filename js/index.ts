@@ -17,6 +17,8 @@
  */
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
+import { describeSandbox, type DescribeInput } from "./describe";
+
 const native: NativeModule = require("../native.js");
 
 /** Limits of a sandbox. Each is enforced by wasmtime or the host. */
@@ -768,6 +770,7 @@ function prepare(options: SandboxOptions): {
   recordHook: boolean;
   deterministic: NativeDeterminism | null;
   resultLimit: { value: number };
+  description: Omit<DescribeInput, "limits">;
 } {
   if (!isPlainObject(options)) {
     throw new CordonError("INVALID_OPTIONS", `options must be an object, got ${describe(options)}`);
@@ -851,7 +854,21 @@ function prepare(options: SandboxOptions): {
     };
   }
   const deterministic = validateDeterminism(options.deterministic);
-  return { limits: limits ?? null, policy, dispatch, recordHook: onToolCall !== undefined, deterministic, resultLimit };
+  const description = {
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    capabilities: (capabilities ?? []) as unknown[],
+    constraints: (constraints ?? {}) as Record<string, unknown>,
+    maxCalls: (maxCalls ?? {}) as Record<string, unknown>,
+  };
+  return {
+    limits: limits ?? null,
+    policy,
+    dispatch,
+    recordHook: onToolCall !== undefined,
+    deterministic,
+    resultLimit,
+    description,
+  };
 }
 
 const DETERMINISTIC_START = Date.UTC(2000, 0, 1);
@@ -931,13 +948,25 @@ export class Sandbox {
   #limits: Required<NativeLimits>;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  #description: Omit<DescribeInput, "limits">;
   /** The sandbox's file system, from the host. */
   readonly fs: SandboxFs;
 
-  private constructor(nativeSandbox: NativeSandbox) {
+  private constructor(nativeSandbox: NativeSandbox, description: Omit<DescribeInput, "limits">) {
     this.#native = nativeSandbox;
     this.#limits = nativeSandbox.limits();
+    this.#description = description;
     this.fs = new SandboxFs(nativeSandbox);
+  }
+
+  /**
+   * What a model needs to write code for this sandbox, as prompt text: the
+   * languages, the tools as TypeScript declarations generated from their
+   * JSON Schemas, what the capabilities allow, the file system and the
+   * limits. The same options always give the same text.
+   */
+  describe(): string {
+    return describeSandbox({ ...this.#description, limits: this.#limits });
   }
 
   /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
@@ -945,7 +974,7 @@ export class Sandbox {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
-    const sandbox = new Sandbox(nativeSandbox);
+    const sandbox = new Sandbox(nativeSandbox, prepared.description);
     if (options.files !== undefined) seed(sandbox, nativeSandbox, options.files);
     return sandbox;
   }
@@ -965,7 +994,7 @@ export class Sandbox {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared)));
     prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
-    return new Sandbox(nativeSandbox);
+    return new Sandbox(nativeSandbox, prepared.description);
   }
 
   /**

@@ -17,9 +17,9 @@ bash scripts/build.sh
 
 step "generated types are committed"
 if git rev-parse --git-dir >/dev/null 2>&1; then
-  git diff --exit-code -- index.d.ts native.d.ts \
-    || { echo "index.d.ts or native.d.ts changed on rebuild: commit the regenerated files" >&2; exit 1; }
-  untracked="$(git ls-files --others --exclude-standard -- index.d.ts native.d.ts)"
+  git diff --exit-code -- ':(glob)*.d.ts' \
+    || { echo "a generated .d.ts file changed on rebuild: commit the regenerated files" >&2; exit 1; }
+  untracked="$(git ls-files --others --exclude-standard -- ':(glob)*.d.ts')"
   [ -z "$untracked" ] || { echo "generated types are not committed: $untracked" >&2; exit 1; }
 fi
 

@@ -1,0 +1,100 @@
+// cordon/ai end to end with the AI SDK's own mock model: the model emits a
+// code tool call, cordon runs it, a real tool is called through the
+// capabilities, and the result flows back into the model's next step.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { generateText, stepCountIs, tool, jsonSchema } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { z } from "zod";
+import { createCodeTool } from "cordon/ai";
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+function scriptedModel(calls) {
+  const prompts = [];
+  const model = new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      prompts.push(options.prompt);
+      const step = prompts.length - 1;
+      if (step < calls.length) {
+        return {
+          content: [{ type: "tool-call", toolCallId: `call-${step}`, toolName: "run_code", input: JSON.stringify(calls[step]) }],
+          finishReason: { unified: "tool-calls", raw: "tool_calls" },
+          usage,
+          warnings: [],
+        };
+      }
+      return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+    },
+  });
+  return { model, prompts };
+}
+
+test("the model's code runs in the sandbox and calls AI SDK tools under capabilities", async () => {
+  const seen = [];
+  const getWeather = tool({
+    description: "Weather for a city.",
+    inputSchema: z.object({ city: z.string() }),
+    execute: async ({ city }) => {
+      seen.push(city);
+      return { city, tempC: city.length };
+    },
+  });
+  const refund = tool({
+    description: "Refund a charge.",
+    inputSchema: jsonSchema({ type: "object", properties: { id: { type: "string" } }, required: ["id"] }),
+    execute: async () => "refunded",
+  });
+  const runCode = await createCodeTool({
+    tools: { get_weather: getWeather, refund },
+    capabilities: [{ method: "get_weather", maxCalls: 3 }],
+  });
+  assert.match(runCode.description, /declare function get_weather\(args: \{\n {2}city: string;\n\}\): Promise<unknown>;/);
+  assert.match(runCode.description, /Not granted \(calls are denied\): refund\./);
+
+  const { model, prompts } = scriptedModel([
+    {
+      code: `const rows = [];
+for (const city of ["Paris", "Oslo"]) rows.push(await get_weather({ city }));
+fs.writeFileSync("rows.json", JSON.stringify(rows));
+try { await refund({ id: "ch_1" }); } catch (e) { console.log(e.code); }
+return rows.map((r) => r.tempC).join(",");`,
+    },
+    { code: "jq -r '.[].city' rows.json | sort", language: "shell" },
+  ]);
+  const result = await generateText({ model, tools: { run_code: runCode }, prompt: "weather?", stopWhen: stepCountIs(5) });
+  assert.equal(result.text, "done");
+  assert.deepEqual(seen, ["Paris", "Oslo"]);
+  const outputs = result.steps.flatMap((s) => s.toolResults.map((r) => r.output));
+  assert.deepEqual(outputs, [
+    { exitCode: 0, stdout: "DENIED\n5,4\n", stderr: "", value: "5,4" },
+    { exitCode: 0, stdout: "Oslo\nParis\n", stderr: "" },
+  ]);
+  // The tool results reached the model's next step.
+  const toolMessages = prompts[prompts.length - 1].filter((m) => m.role === "tool");
+  assert.deepEqual(
+    toolMessages.map((m) => m.content[0].output),
+    outputs.map((value) => ({ type: "json", value })),
+  );
+  await runCode.sandbox.close();
+});
+
+test("limits come back to the model as data; the sandbox stays usable", async () => {
+  const runCode = await createCodeTool({ limits: { timeoutMs: 100 }, languages: ["javascript"] });
+  const { model } = scriptedModel([{ code: "while (true) {}" }, { code: "return 'alive'" }]);
+  const result = await generateText({ model, tools: { run_code: runCode }, prompt: "loop", stopWhen: stepCountIs(5) });
+  const outputs = result.steps.flatMap((s) => s.toolResults.map((r) => r.output));
+  assert.deepEqual(outputs, [
+    {
+      exitCode: 1,
+      stdout: "",
+      stderr: "",
+      error: { code: "TIMEOUT", message: "the run exceeded its time limit of 100 ms (limits.timeoutMs)" },
+    },
+    { exitCode: 0, stdout: "alive\n", stderr: "", value: "alive" },
+  ]);
+  await runCode.sandbox.close();
+});

@@ -1,0 +1,229 @@
+// The text a model needs to write code for a sandbox: the languages, the
+// tools as TypeScript declarations generated from their JSON Schemas, what
+// the capabilities allow, the file system and the limits. Deterministic:
+// the same options always give the same text.
+
+/** What {@link describeSandbox} reads. */
+export interface DescribeInput {
+  tools: { name: string; description: string | undefined; inputSchema: unknown }[];
+  capabilities: unknown[];
+  constraints: Record<string, unknown>;
+  maxCalls: Record<string, unknown>;
+  limits: {
+    timeoutMs: number;
+    cpuMs: number;
+    memoryBytes: number;
+    outputBytes: number;
+    toolCalls: number;
+    fsBytes: number;
+    fsFiles: number;
+  };
+}
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const MAX_SCHEMA_DEPTH = 6;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function comment(text: unknown, indent: string): string {
+  if (typeof text !== "string" || text.trim() === "") return "";
+  const clean = text.trim().replaceAll("*/", "*\\/").replace(/\s+/g, " ");
+  return `${indent}/** ${clean} */\n`;
+}
+
+function propertyKey(key: string): string {
+  return IDENT.test(key) ? key : JSON.stringify(key);
+}
+
+/** A TypeScript type for a JSON Schema (the common subset; `unknown` otherwise). */
+export function schemaType(schema: unknown, indent = "", depth = 0): string {
+  if (!isObject(schema) || depth > MAX_SCHEMA_DEPTH) return "unknown";
+  if ("const" in schema) return JSON.stringify(schema.const) ?? "unknown";
+  if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v) ?? "unknown").join(" | ") || "never";
+  for (const key of ["anyOf", "oneOf"] as const) {
+    const options = schema[key];
+    if (Array.isArray(options) && options.length > 0) {
+      return options.map((s) => schemaType(s, indent, depth + 1)).join(" | ");
+    }
+  }
+  const type = schema.type;
+  if (Array.isArray(type)) {
+    return type.map((t) => schemaType({ ...schema, type: t }, indent, depth + 1)).join(" | ") || "unknown";
+  }
+  switch (type) {
+    case "string":
+      return "string";
+    case "number":
+    case "integer":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "null":
+      return "null";
+    case "array": {
+      const item = schemaType(schema.items, indent, depth + 1);
+      return /^[A-Za-z]+$/.test(item) ? `${item}[]` : `Array<${item}>`;
+    }
+    case "object":
+      break;
+    default:
+      if (!isObject(schema.properties)) return "unknown";
+  }
+  const properties = isObject(schema.properties) ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : []);
+  const keys = Object.keys(properties);
+  if (keys.length === 0) {
+    return schema.additionalProperties === false ? "{}" : "Record<string, unknown>";
+  }
+  const inner = `${indent}  `;
+  let out = "{\n";
+  for (const key of keys) {
+    const prop = properties[key];
+    out += comment(isObject(prop) ? prop.description : undefined, inner);
+    out += `${inner}${propertyKey(key)}${required.has(key) ? "" : "?"}: ${schemaType(prop, inner, depth + 1)};\n`;
+  }
+  return `${out}${indent}}`;
+}
+
+interface Node {
+  functions: string[];
+  children: Map<string, Node>;
+}
+
+function declarations(tools: DescribeInput["tools"]): { text: string; viaCall: string[] } {
+  const root: Node = { functions: [], children: new Map() };
+  const viaCall: string[] = [];
+  for (const tool of [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const segments = tool.name.replaceAll("/", ".").split(".");
+    if (!segments.every((s) => IDENT.test(s))) {
+      viaCall.push(tool.name.replaceAll("/", "."));
+      continue;
+    }
+    const fn = segments.pop() as string;
+    let node = root;
+    for (const s of segments) {
+      let next = node.children.get(s);
+      if (!next) {
+        next = { functions: [], children: new Map() };
+        node.children.set(s, next);
+      }
+      node = next;
+    }
+    const indent = "  ".repeat(segments.length);
+    const args = tool.inputSchema === undefined ? "Record<string, unknown>" : schemaType(tool.inputSchema, indent);
+    const keyword = segments.length === 0 ? "declare function" : "function";
+    node.functions.push(`${comment(tool.description, indent)}${indent}${keyword} ${fn}(args: ${args}): Promise<unknown>;\n`);
+  }
+  const render = (node: Node, depth: number): string => {
+    let out = node.functions.join("");
+    for (const [name, child] of node.children) {
+      const indent = "  ".repeat(depth);
+      const keyword = depth === 0 ? "declare namespace" : "namespace";
+      out += `${indent}${keyword} ${name} {\n${render(child, depth + 1)}${indent}}\n`;
+    }
+    return out;
+  };
+  return { text: render(root, 0), viaCall };
+}
+
+function constraintText(c: unknown): string {
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.map(constraintText).join("; ");
+  if (!isObject(c)) return JSON.stringify(c) ?? "";
+  if (Array.isArray(c.and)) return c.and.map(constraintText).join(" and ");
+  if (Array.isArray(c.or)) return `(${c.or.map(constraintText).join(" or ")})`;
+  if ("not" in c) return `not (${constraintText(c.not)})`;
+  if (typeof c.param === "string" && typeof c.op === "string") {
+    return "value" in c ? `${c.param} ${c.op} ${JSON.stringify(c.value)}` : `${c.param} ${c.op}`;
+  }
+  return JSON.stringify(c) ?? "";
+}
+
+/** Whether a capability pattern (`a.b`, `a.*`, `a.**`) covers `name`. */
+function covers(pattern: string, name: string): boolean {
+  const p = pattern.replaceAll("/", ".").split(".");
+  const n = name.replaceAll("/", ".").split(".");
+  const match = (i: number, j: number): boolean => {
+    if (i === p.length) return j === n.length;
+    if (p[i] === "**") return match(i + 1, j) || (j < n.length && match(i, j + 1));
+    if (j === n.length) return false;
+    return (p[i] === "*" || p[i] === n[j]) && match(i + 1, j + 1);
+  };
+  return match(0, 0);
+}
+
+function bytes(n: number): string {
+  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
+  if (n >= 1024 ** 2 && n % 1024 ** 2 === 0) return `${n / 1024 ** 2} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
+function ms(n: number): string {
+  return n >= 1000 && n % 1000 === 0 ? `${n / 1000} s` : `${n} ms`;
+}
+
+/** The description text (see the module comment). */
+export function describeSandbox(input: DescribeInput): string {
+  const { limits } = input;
+  let out = "";
+  out += "Run code in a cordon sandbox: no network, no host files, no processes.\n\n";
+  out += "Languages:\n";
+  out +=
+    "- javascript: QuickJS (ES2023). The code is the body of an async function: use top-level `await`; " +
+    "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
+    '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. Globals persist between runs.\n';
+  out +=
+    "- shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))) with builtin " +
+    "commands: cat grep sed awk jq sort uniq cut tr head tail wc find xargs ls cp mv rm mkdir touch diff printf date seq " +
+    "base64 sha256sum and more (`CMD --help`). `js -e CODE` runs JavaScript. No other programs exist.\n\n";
+  out +=
+    "Files: /workspace (the working directory) and /tmp are writable; everything else is read-only. " +
+    "Files persist between runs.\n";
+
+  const { text, viaCall } = declarations(input.tools);
+  if (input.tools.length === 0) {
+    out += "\nTools: none.\n";
+  } else {
+    out += "\nTools (JavaScript: `await name(args)`; shell: `tool name --key value` prints the JSON result):\n";
+    out += "```ts\n" + text + "```\n";
+    if (viaCall.length > 0) {
+      out += `Call these with \`await tools.call(name, args)\`: ${viaCall.map((n) => JSON.stringify(n)).join(", ")}.\n`;
+    }
+    out += "Allowed calls (anything else is denied with a catchable error):\n";
+    const grants: string[] = [];
+    for (const cap of input.capabilities) {
+      if (!isObject(cap) || typeof cap.method !== "string") continue;
+      const parts: string[] = [];
+      if (cap.constraints !== undefined) parts.push(constraintText(cap.constraints));
+      if (Array.isArray(cap.params)) parts.push(`only the arguments ${cap.params.join(", ")}`);
+      if (typeof cap.maxCalls === "number") parts.push(`at most ${cap.maxCalls} calls`);
+      if (cap.requireApproval === true) parts.push("each call needs the user's approval");
+      grants.push(`- ${cap.method}: ${parts.length ? parts.join("; ") : "any arguments"}\n`);
+    }
+    for (const [name, c] of Object.entries(input.constraints).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const limit = input.maxCalls[name];
+      const extra = typeof limit === "number" ? `; at most ${limit} calls` : "";
+      grants.push(`- ${name}: ${constraintText(c)}${extra}\n`);
+    }
+    for (const [name, limit] of Object.entries(input.maxCalls).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      if (!(name in input.constraints)) grants.push(`- ${name}: any arguments; at most ${String(limit)} calls\n`);
+    }
+    out += grants.length ? grants.join("") : "- none: every call is denied\n";
+    const patterns = [
+      ...input.capabilities.flatMap((c) => (isObject(c) && typeof c.method === "string" ? [c.method] : [])),
+      ...Object.keys(input.constraints),
+      ...Object.keys(input.maxCalls),
+    ];
+    const denied = input.tools
+      .map((t) => t.name.replaceAll("/", "."))
+      .filter((name) => !patterns.some((p) => covers(p, name)))
+      .sort();
+    if (denied.length > 0) out += `Not granted (calls are denied): ${denied.join(", ")}.\n`;
+  }
+  out +=
+    `\nLimits per run: ${ms(limits.timeoutMs)} wall time, ${ms(limits.cpuMs)} CPU, ${bytes(limits.memoryBytes)} memory, ` +
+    `${bytes(limits.outputBytes)} of output per stream, ${limits.toolCalls} tool calls. ` +
+    `Files: ${bytes(limits.fsBytes)} in at most ${limits.fsFiles} files. A run that hits a limit ends with an error.\n`;
+  return out;
+}

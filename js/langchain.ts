@@ -1,0 +1,96 @@
+// `cordon/langchain`: a LangChain.js tool that runs the model's code in a
+// cordon sandbox, and existing LangChain tools as sandbox tools.
+//
+//   import { createCodeTool, fromLangChainTools } from "cordon/langchain";
+//   const runCode = await createCodeTool({ tools: fromLangChainTools([search]), capabilities: [{ method: "search" }] });
+//   const model = chatModel.bindTools([runCode]);
+
+import { Sandbox, CordonError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
+import { checkLanguages, codeInputSchema, runForModel } from "./codetool";
+
+/** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */
+export interface LangChainCodeToolOptions extends SandboxOptions {
+  /** Languages the model may use. Default both. */
+  languages?: Language[];
+  /** The tool's name. Default `run_code`. */
+  name?: string;
+  /** Text put before the generated description of the sandbox. */
+  description?: string;
+}
+
+type ToolsModule = {
+  tool: (func: (input: never, config?: { signal?: AbortSignal }) => Promise<string>, fields: Record<string, unknown>) => unknown;
+};
+
+function loadTools(): ToolsModule {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require("@langchain/core/tools") as ToolsModule;
+  } catch {
+    throw new CordonError("INVALID_OPTIONS", 'cordon/langchain needs "@langchain/core": npm install @langchain/core');
+  }
+}
+
+/**
+ * Creates the sandbox (one per tool: files and globals persist between the
+ * model's runs) and returns a LangChain structured tool taking
+ * `{ code, language }`, described by {@link Sandbox.describe}. It returns
+ * JSON text `{ exitCode, stdout, stderr, value?, error? }`; a limit comes back
+ * as `error: { code, message }`. The run's `signal` comes from the call's
+ * config. The tool carries the sandbox as `.sandbox`.
+ */
+export async function createCodeTool(options: LangChainCodeToolOptions = {}): Promise<unknown & { sandbox: Sandbox }> {
+  const lc = loadTools();
+  const { languages: requested = ["javascript", "shell"], name = "run_code", description, ...sandboxOptions } = options;
+  const languages = checkLanguages(requested);
+  const sandbox = await Sandbox.create(sandboxOptions);
+  const schema = codeInputSchema(languages);
+  const run = async (input: { code: string; language?: Language }, config?: { signal?: AbortSignal }): Promise<string> =>
+    JSON.stringify(await runForModel(sandbox, input, languages, config?.signal));
+  const tool = lc.tool(run as (input: never, config?: { signal?: AbortSignal }) => Promise<string>, {
+    name,
+    description: (description ? `${description.trim()}\n\n` : "") + sandbox.describe(),
+    schema,
+  });
+  Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
+  return tool as unknown & { sandbox: Sandbox };
+}
+
+/** The parts of a LangChain tool this module uses. */
+interface LangChainToolLike {
+  name: string;
+  description?: string;
+  schema?: unknown;
+  invoke: (input: unknown) => Promise<unknown>;
+}
+
+/**
+ * Existing LangChain tools as sandbox tools: the guest calls them by name
+ * (under the capabilities), with their schemas (Zod or JSON Schema). A tool
+ * that returns JSON text gives the guest the parsed value.
+ */
+export function fromLangChainTools(tools: LangChainToolLike[]): ToolDefinition[] {
+  return tools.map((t) => {
+    if (!t || typeof t.name !== "string" || typeof t.invoke !== "function") {
+      throw new CordonError("INVALID_OPTIONS", "fromLangChainTools takes LangChain tools (with a name and invoke())");
+    }
+    return {
+      name: t.name,
+      description: t.description,
+      inputSchema: t.schema,
+      execute: async (args: Record<string, unknown>) => {
+        const out = await t.invoke(args);
+        if (typeof out === "string") {
+          try {
+            return JSON.parse(out);
+          } catch {
+            return out;
+          }
+        }
+        // A ToolMessage-like result: its content.
+        if (out && typeof out === "object" && "content" in out) return (out as { content: unknown }).content;
+        return out;
+      },
+    } as ToolDefinition;
+  });
+}
