@@ -19,15 +19,20 @@ extern "C" {
     fn host_fs(req: *const u8, req_len: usize, data: *const u8, data_len: usize) -> i32;
 }
 
-/// One file-system request; returns the host's encoded reply.
-pub fn fs(request: &str, data: &[u8]) -> Vec<u8> {
+/// One file-system request; returns the host's encoded reply and the bytes
+/// of a read (the host frames them as a little-endian u32 length, the reply,
+/// then the payload).
+pub fn fs(request: &str, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
     // SAFETY: the host reads exactly the given lengths from live buffers.
     let len = unsafe { host_fs(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
     let len = usize::try_from(len).unwrap_or(0);
     let mut buf = vec![0u8; len];
     // SAFETY: `buf` has exactly `len` writable bytes, the announced reply length.
     unsafe { host_take(buf.as_mut_ptr(), len) };
-    buf
+    let (head, rest) = buf.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
+    let json_len = u32::from_le_bytes(head.try_into().unwrap_or([0; 4])) as usize;
+    let (json, payload) = rest.split_at_checked(json_len).unwrap_or((rest, &[]));
+    (json.to_vec(), payload.to_vec())
 }
 
 /// Starts a tool call; returns its id.

@@ -81,15 +81,12 @@ impl GuestSystem {
     fn fs(&mut self, request: &FsRequest, data: &[u8]) -> Result<(FsReply, Vec<u8>), FsError> {
         let encoded = encode(request).map_err(|e| FsError::new("EINVAL", e.to_string()))?;
         let text = String::from_utf8_lossy(&encoded).into_owned();
-        let reply = host::fs(&text, data);
-        let (head, rest) = reply.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
-        let json_len = u32::from_le_bytes(head.try_into().unwrap_or([0; 4])) as usize;
-        let (json, payload) = rest.split_at_checked(json_len).unwrap_or((rest, &[]));
-        let reply: FsReply = decode(json).map_err(|e| FsError::new("EIO", e.to_string()))?;
+        let (json, payload) = host::fs(&text, data);
+        let reply: FsReply = decode(&json).map_err(|e| FsError::new("EIO", e.to_string()))?;
         if let Some(errno) = &reply.errno {
             return Err(FsError::new(errno, reply.message.clone().unwrap_or_default()));
         }
-        Ok((reply, payload.to_vec()))
+        Ok((reply, payload))
     }
 }
 

@@ -77,14 +77,7 @@ impl Interp<'_> {
     /// (assignments, redirection targets, `case` subjects).
     pub(crate) fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
         let pieces = self.word_pieces(raw, false)?;
-        Ok(pieces
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Ch(ch) => Some(ch.c),
-                Piece::Break => Some(' '),
-                Piece::Quote => None,
-            })
-            .collect())
+        Ok(text(&pieces))
     }
 
     /// Expands a word into a pattern: quoted characters are escaped so they
@@ -112,14 +105,7 @@ impl Interp<'_> {
         };
         let mut out = Vec::new();
         self.expand_pieces(&pieces, true, &mut out)?;
-        Ok(out
-            .iter()
-            .filter_map(|p| match p {
-                Piece::Ch(ch) => Some(ch.c),
-                Piece::Break => Some(' '),
-                Piece::Quote => None,
-            })
-            .collect())
+        Ok(text(&out))
     }
 
     fn fail(&mut self, message: &str) -> ExpandError {
@@ -703,6 +689,18 @@ impl Interp<'_> {
         current.sort();
         current
     }
+}
+
+/// Expanded pieces as one string (a `"$@"` boundary becomes a space).
+fn text(pieces: &[Piece]) -> String {
+    pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Ch(ch) => Some(ch.c),
+            Piece::Break => Some(' '),
+            Piece::Quote => None,
+        })
+        .collect()
 }
 
 fn join(base: &str, name: &str) -> String {

@@ -90,16 +90,13 @@ fn fs_op<'js>(
         },
         _ => Vec::new(),
     };
-    let reply = host::fs(&request, &bytes);
-    let (head, rest) = reply.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
-    let json_len = u32::from_le_bytes(head.try_into().unwrap_or([0; 4])) as usize;
-    let (json, payload) = rest.split_at_checked(json_len).unwrap_or((rest, &[]));
+    let (json, payload) = host::fs(&request, &bytes);
     let out = rquickjs::Array::new(ctx.clone())?;
-    out.set(0, String::from_utf8_lossy(json).into_owned())?;
+    out.set(0, String::from_utf8_lossy(&json).into_owned())?;
     if as_text.0.unwrap_or(false) {
-        out.set(1, String::from_utf8_lossy(payload).into_owned())?;
+        out.set(1, String::from_utf8_lossy(&payload).into_owned())?;
     } else {
-        out.set(1, rquickjs::TypedArray::<u8>::new(ctx, payload.to_vec())?)?;
+        out.set(1, rquickjs::TypedArray::<u8>::new(ctx, payload)?)?;
     }
     Ok(out)
 }
