@@ -249,7 +249,7 @@ export interface RunResult {
     stats: RunStats;
 }
 /** Stable codes of {@link CordonError}. */
-export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "BUSY" | "INVALID_SNAPSHOT" | "INTERNAL";
+export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "BUSY" | "INVALID_SNAPSHOT" | "TOO_MANY_SANDBOXES" | "INTERNAL";
 /** What a run had produced when the sandbox stopped it. */
 export interface PartialResult {
     stdout: string;

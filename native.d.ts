@@ -17,10 +17,11 @@ export declare class NativeCancel {
 
 export declare class NativeSandbox {
   /**
-   * Creates a sandbox (compiling or loading the guest on first use).
+   * Creates a sandbox: at once when the guest is ready, else a Promise
+   * (the guest is compiled or loaded on first use, off this thread).
    * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
    */
-  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Promise<NativeSandbox>
+  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Now<NativeSandbox>
   /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
   static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Promise<NativeSandbox>
   /** Captures the session; the error message starts with its code. */
@@ -30,9 +31,10 @@ export declare class NativeSandbox {
   /**
    * Runs code; never rejects for a sandbox failure (see `failureCode`).
    * `record` asks for a trace; `replay` (a trace's JSON) answers every
-   * nondeterministic input from it.
+   * nondeterministic input from it. The result comes at once when the run
+   * finishes in its first slice, else as a Promise.
    */
-  run(code: string, language: string, cancel: NativeCancel, record?: boolean | undefined | null, replay?: string | undefined | null): Promise<BindingRunResult>
+  run(code: string, language: string, cancel: NativeCancel, record?: boolean | undefined | null, replay?: string | undefined | null): Now<BindingRunResult>
   /**
    * One file-system request (JSON of `FsRequest`, plus the bytes of a
    * write); returns the encoded reply (u32 LE length, JSON, read bytes).

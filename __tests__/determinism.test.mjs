@@ -90,3 +90,20 @@ test("deterministic runs are metered in fuel: the CPU limit stops them at the sa
   assert.equal(err?.code, "CPU_LIMIT");
   await sb.close();
 });
+
+test("a deterministic run still ends at its wall-clock limit after plain sandboxes ran in the process", async () => {
+  // Both engines (plain and fuel-metered) must see the epoch ticker, whichever
+  // started it: here a plain run goes first.
+  const plain = await Sandbox.create();
+  assert.equal((await plain.run("return 1")).value, "1");
+  await plain.close();
+  const sb = await Sandbox.create({ deterministic: true, limits: { cpuMs: 60_000, timeoutMs: 150 } });
+  const started = performance.now();
+  const err = await sb.run("for (;;) {}").then(() => null, (e) => e);
+  const elapsed = performance.now() - started;
+  assert.ok(err instanceof CordonError);
+  assert.equal(err.code, "TIMEOUT");
+  assert.equal(err.message, "the run exceeded its time limit of 150 ms (limits.timeoutMs)");
+  assert.ok(elapsed < 1000, `took ${elapsed} ms`);
+  await sb.close();
+});

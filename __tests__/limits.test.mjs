@@ -136,3 +136,25 @@ test("limits in a loop do not grow the host's memory without bound", async () =>
   assert.equal((await sb.run('console.log("ok")')).stdout, "ok\n");
   await sb.close();
 });
+
+test("Node's event loop keeps turning while a CPU-bound guest runs", async () => {
+  // A run polls its first slice on the JavaScript thread (at most one epoch
+  // tick) and then moves to the runtime's threads: timers set by the host keep
+  // firing at their interval throughout.
+  const sb = await Sandbox.create({ limits: { timeoutMs: 400, cpuMs: 10_000 } });
+  const ticks = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    ticks.push(now - last);
+    last = now;
+  }, 5);
+  const err = await sb.run("for (;;) {}").then(() => null, (e) => e);
+  clearInterval(timer);
+  assert.equal(err?.code, "TIMEOUT");
+  // About 80 ticks of 5 ms in 400 ms; the longest gap shows whether the loop
+  // was ever blocked for long (generous for a loaded 2-core machine).
+  assert.ok(ticks.length >= 40, `only ${ticks.length} ticks in 400 ms`);
+  assert.ok(Math.max(...ticks) < 60, `the event loop stalled for ${Math.max(...ticks).toFixed(1)} ms`);
+  await sb.close();
+});

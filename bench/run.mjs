@@ -1,11 +1,12 @@
 // cordon's benchmark: the workloads of ../shared/bench/workloads.json that the
 // current feature set can run (W1 cold start, W2 warm run, W3 fresh sandbox,
-// W4 tool calls, W5 compute, W6 shell over 5 MB of JSON, W8 containment). Prints medians
+// W4 tool calls, W5 compute, W6 shell over 5 MB of JSON, W7 density, W8 containment). Prints medians
 // (and p99 for W2); W6 also times the same commands in real bash/jq on this machine. Every run's
 // output is checked before it counts.
 //
 //   npm run bench            all workloads
 //   npm run bench -- W2 W3   only those
+//   npm run bench -- --compare   W2-W5 also on quickjs-emscripten and node:vm
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import os from "node:os";
@@ -23,6 +24,7 @@ try {
   process.exit(1);
 }
 const only = process.argv.slice(2).filter((a) => /^(W\d|FS)$/.test(a));
+const compare = process.argv.includes("--compare");
 const wanted = (w) => only.length === 0 || only.includes(w);
 
 const quantile = (xs, q) => {
@@ -72,73 +74,127 @@ if (wanted("W1")) {
   row("W1", "cold start: node → create → hi → exit", fmt(cordon), `node -e 0: ${fmt(bare)}, +${fmt(cordon - bare)}`);
 }
 
+// The JavaScript workloads (W2-W5) run through drivers with one interface,
+// cordon's and, with --compare, each peer's: same snippets, same output
+// checks, same repetitions.
+const cordon = {
+  name: "cordon",
+  async create(options = {}) {
+    const sb = await Sandbox.create(options);
+    return { run: async (code) => (await sb.run(code)).stdout, close: () => sb.close() };
+  },
+};
+const drivers = [cordon];
+if (compare) {
+  const { nodeVm, quickjsEmscripten } = await import("./peers.mjs");
+  drivers.push(await quickjsEmscripten(), nodeVm);
+}
+const bigLimits = { timeoutMs: 120_000, cpuMs: 120_000, memoryBytes: 256 * 2 ** 20 };
+const toolOptions = (calls) => ({
+  tools: { add: async ({ a, b }) => a + b },
+  capabilities: [{ method: "add" }],
+  limits: { toolCalls: calls * 2, timeoutMs: 120_000 },
+});
+
+/** Prints one row per driver; peers get the ratio cordon ÷ peer. */
+async function compared(id, what, measure, extra = () => "") {
+  let ours;
+  for (const d of drivers) {
+    const times = await measure(d);
+    const m = median(times);
+    if (d === cordon) {
+      ours = m;
+      row(id, what, fmt(m), extra(times));
+    } else {
+      row("", `  ${d.name}`, fmt(m), `cordon ÷ ${d.name} = ${(ours / m).toFixed(2)}`);
+    }
+  }
+}
+
 if (wanted("W2")) {
   const w = workloads.W2;
-  const sb = await Sandbox.create();
-  const times = [];
-  for (let i = 0; i < w.warmup + w.runs * 5; i++) {
-    const t = performance.now();
-    const r = await sb.run(hi.javascript);
-    const ms = performance.now() - t;
-    check(r.stdout, hi.expect, "W2");
-    if (i >= w.warmup) times.push(ms);
-  }
-  await sb.close();
-  row("W2", "warm run of console.log(\"hi\") on one sandbox", fmt(median(times)), `p99 ${fmt(quantile(times, 0.99))}`);
+  await compared(
+    "W2",
+    'warm run of console.log("hi") on one sandbox',
+    async (d) => {
+      const sb = await d.create();
+      const times = [];
+      for (let i = 0; i < w.warmup + w.runs * 5; i++) {
+        const t = performance.now();
+        const stdout = await sb.run(hi.javascript);
+        const ms = performance.now() - t;
+        check(stdout, hi.expect, "W2");
+        if (i >= w.warmup) times.push(ms);
+      }
+      await sb.close();
+      return times;
+    },
+    (times) => `p99 ${fmt(quantile(times, 0.99))}`,
+  );
 }
 
 if (wanted("W3")) {
   const w = workloads.W3;
-  const times = [];
-  for (let i = 0; i < w.warmup + w.iterations * 3; i++) {
-    const t = performance.now();
-    const sb = await Sandbox.create();
-    const r = await sb.run(hi.javascript);
-    await sb.close();
-    const ms = performance.now() - t;
-    check(r.stdout, hi.expect, "W3");
-    if (i >= w.warmup) times.push(ms);
-  }
-  row("W3", "fresh sandbox: create + hi + close", fmt(median(times)), `p99 ${fmt(quantile(times, 0.99))}`);
+  await compared(
+    "W3",
+    "fresh sandbox: create + hi + close",
+    async (d) => {
+      const times = [];
+      for (let i = 0; i < w.warmup + w.iterations * 3; i++) {
+        const t = performance.now();
+        const sb = await d.create();
+        const stdout = await sb.run(hi.javascript);
+        await sb.close();
+        const ms = performance.now() - t;
+        check(stdout, hi.expect, "W3");
+        if (i >= w.warmup) times.push(ms);
+      }
+      return times;
+    },
+    (times) => `p99 ${fmt(quantile(times, 0.99))}`,
+  );
 }
 
 if (wanted("W4")) {
   const w = workloads.W4;
-  const sb = await Sandbox.create({
-    tools: { add: async ({ a, b }) => a + b },
-    capabilities: [{ method: "add" }],
-    limits: { toolCalls: w.calls * 2, timeoutMs: 120_000 },
-  });
   for (const [name, c] of Object.entries(w.cases)) {
-    const times = [];
-    for (let i = 0; i < w.warmup + w.reps * 3; i++) {
-      const t = performance.now();
-      const r = await sb.run(c.javascript);
-      const ms = performance.now() - t;
-      check(r.stdout, c.expect, `W4 ${name}`);
-      if (i >= w.warmup) times.push(ms);
-    }
-    const perCall = median(times) / w.calls;
-    row("W4", `tool call, ${name} (${w.calls} calls)`, fmt(perCall), `per call; run median ${fmt(median(times))}`);
+    await compared(
+      "W4",
+      `tool call, ${name} (per call, ${w.calls} calls a run)`,
+      async (d) => {
+        const sb = await d.create(toolOptions(w.calls));
+        const times = [];
+        for (let i = 0; i < w.warmup + w.reps * 3; i++) {
+          const t = performance.now();
+          const stdout = await sb.run(c.javascript);
+          const ms = performance.now() - t;
+          check(stdout, c.expect, `W4 ${name}`);
+          if (i >= w.warmup) times.push(ms / w.calls);
+        }
+        await sb.close();
+        return times;
+      },
+    );
   }
-  await sb.close();
 }
 
 if (wanted("W5")) {
   const w = workloads.W5;
-  const sb = await Sandbox.create({ limits: { timeoutMs: 120_000, cpuMs: 120_000, memoryBytes: 256 * 2 ** 20 } });
   for (const [name, c] of Object.entries(w.cases)) {
-    const times = [];
-    for (let i = 0; i < w.warmup + w.reps; i++) {
-      const t = performance.now();
-      const r = await sb.run(c.javascript);
-      const ms = performance.now() - t;
-      check(r.stdout, c.expect, `W5 ${name}`);
-      if (i >= w.warmup) times.push(ms);
-    }
-    row("W5", `compute: ${name}`, fmt(median(times)));
+    await compared("W5", `compute: ${name}`, async (d) => {
+      const sb = await d.create({ limits: bigLimits });
+      const times = [];
+      for (let i = 0; i < w.warmup + w.reps; i++) {
+        const t = performance.now();
+        const stdout = await sb.run(c.javascript);
+        const ms = performance.now() - t;
+        check(stdout, c.expect, `W5 ${name}`);
+        if (i >= w.warmup) times.push(ms);
+      }
+      await sb.close();
+      return times;
+    });
   }
-  await sb.close();
 }
 
 if (wanted("FS")) {
@@ -220,6 +276,38 @@ if (wanted("W6")) {
   }
   rmSync(dir, { recursive: true, force: true });
   await sb.close();
+}
+
+if (wanted("W7")) {
+  // In a child process of its own: memory before and after creating N
+  // sandboxes that each ran `hi` once (each then holds its guest instance),
+  // after a GC. PSS counts the pages instances share (the guest's image, mapped
+  // copy-on-write) once, divided among them; RSS counts them in every instance.
+  const w = workloads.W7;
+  const script = `const { Sandbox } = require(${JSON.stringify(root)});
+    const fs = require("node:fs");
+    const kib = (key) => {
+      const lines = fs.readFileSync("/proc/self/smaps_rollup", "utf8").split(String.fromCharCode(10));
+      return parseInt(lines.find((l) => l.startsWith(key + ":")).slice(key.length + 1), 10);
+    };
+    (async () => {
+      const warm = await Sandbox.create(); await warm.run(${JSON.stringify(hi.javascript)}); await warm.close();
+      global.gc(); const pss = kib("Pss"), rss = kib("Rss");
+      const held = [];
+      for (let i = 0; i < ${w.count}; i++) {
+        const sb = await Sandbox.create();
+        const r = await sb.run(${JSON.stringify(hi.javascript)});
+        if (!r.stdout.includes(${JSON.stringify(hi.expect)})) throw new Error("W7 output " + r.stdout);
+        held.push(sb);
+      }
+      global.gc();
+      process.stdout.write(JSON.stringify({ pss: (kib("Pss") - pss) / ${w.count}, rss: (kib("Rss") - rss) / ${w.count} }));
+      for (const sb of held) await sb.close();
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const p = spawnSync(process.execPath, ["--expose-gc", "-e", script], { encoding: "utf8" });
+  if (p.status !== 0) throw new Error(`W7 failed: ${p.stderr}`);
+  const { pss, rss } = JSON.parse(p.stdout);
+  row("W7", `host memory per idle sandbox (${w.count} alive)`, `${pss.toFixed(0)} KiB`, `PSS growth ÷ N (RSS: ${rss.toFixed(0)} KiB)`);
 }
 
 if (wanted("W8")) {

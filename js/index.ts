@@ -266,6 +266,7 @@ export type ErrorCode =
   | "CLOSED"
   | "BUSY"
   | "INVALID_SNAPSHOT"
+  | "TOO_MANY_SANDBOXES"
   | "INTERNAL";
 
 /** What a run had produced when the sandbox stopped it. */

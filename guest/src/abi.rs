@@ -15,6 +15,14 @@ pub extern "C" fn cordon_protocol_version() -> i32 {
     PROTOCOL_VERSION as i32
 }
 
+/// Prepares the instance before it is snapshotted (see
+/// `cordon_protocol::abi::EXPORT_INIT`). Idempotent.
+#[no_mangle]
+pub extern "C" fn cordon_init() {
+    crate::js::init();
+    crate::shell::init();
+}
+
 /// Allocates `len` bytes for the host to write a request into. Ownership of
 /// the buffer passes to the following `cordon_run`.
 #[no_mangle]

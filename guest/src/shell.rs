@@ -25,6 +25,15 @@ thread_local! {
     static DOCS: RefCell<Vec<ToolDoc>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Creates the session now (for the pre-initialised snapshot).
+pub fn init() {
+    SHELL.with(|slot| {
+        if let Ok(mut slot) = slot.try_borrow_mut() {
+            slot.get_or_insert_with(Shell::new);
+        }
+    });
+}
+
 /// Runs one shell script; its exit status is the run's.
 pub fn run(request: &RunRequest) -> RunOutcome {
     TOOLS.with(|t| t.borrow_mut().clone_from(&request.tools));

@@ -3,7 +3,11 @@
 //! validation, `CordonError`, the run queue) is TypeScript in `js/`; behaviour
 //! lives in `cordon-runtime`.
 
-use std::sync::Arc;
+use std::{
+    future::Future,
+    sync::Arc,
+    task::{Context, Poll, Waker},
+};
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
@@ -11,9 +15,9 @@ use cordon_runtime::{
     ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
 use napi::{
-    bindgen_prelude::{Buffer, Promise},
+    bindgen_prelude::{within_runtime_if_available, Buffer, Either, Promise, PromiseRaw, ToNapiValue},
     threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
-    Error, Result, Status,
+    Env, Error, Result, Status,
 };
 use napi_derive::napi;
 
@@ -304,25 +308,57 @@ impl NativeCancel {
 
 #[napi]
 pub struct NativeSandbox {
-    inner: Sandbox,
+    inner: Arc<Sandbox>,
+}
+
+/// A value now, or a Promise of it.
+type Now<'env, T> = Either<T, PromiseRaw<'env, T>>;
+
+/// Polls `future` once on the JavaScript thread. Most runs finish within this
+/// first slice (it lasts at most one epoch tick: the guest yields at the
+/// next one), and return without crossing threads; the rest go on on the
+/// runtime's threads and resolve a Promise. The first poll of the spawned
+/// task registers its own waker, so nothing signalled in between is lost.
+fn now_or_later<'env, T, F>(env: &'env Env, future: F) -> Result<Now<'env, T>>
+where
+    T: 'static + Send + ToNapiValue,
+    F: 'static + Send + Future<Output = Result<T>>,
+{
+    let mut future = Box::pin(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    match within_runtime_if_available(|| future.as_mut().poll(&mut cx)) {
+        Poll::Ready(value) => value.map(Either::A),
+        Poll::Pending => env.spawn_future(future).map(Either::B),
+    }
 }
 
 #[napi]
 impl NativeSandbox {
-    /// Creates a sandbox (compiling or loading the guest on first use).
+    /// Creates a sandbox: at once when the guest is ready, else a Promise
+    /// (the guest is compiled or loaded on first use, off this thread).
     /// `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
-    #[napi(factory)]
-    pub async fn create(
+    #[napi]
+    pub fn create<'env>(
+        env: &'env Env,
         limits: Option<BindingLimits>,
         policy: Option<String>,
         dispatch: Option<Dispatch>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
-    ) -> Result<NativeSandbox> {
+    ) -> Result<Now<'env, NativeSandbox>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
-        Sandbox::build(limits, tools, determinism).map(|inner| NativeSandbox { inner }).map_err(to_error)
+        let build = move || {
+            Sandbox::build(limits, tools, determinism)
+                .map(|inner| NativeSandbox { inner: Arc::new(inner) })
+                .map_err(to_error)
+        };
+        if cordon_runtime::engine::is_ready(determinism.is_some()) {
+            build().map(Either::A)
+        } else {
+            env.spawn_future(async move { build() }).map(Either::B)
+        }
     }
 
     /// Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`.
@@ -340,7 +376,7 @@ impl NativeSandbox {
         let determinism = to_determinism(deterministic)?;
         Sandbox::restore(&snapshot, limits, tools, determinism)
             .await
-            .map(|inner| NativeSandbox { inner })
+            .map(|inner| NativeSandbox { inner: Arc::new(inner) })
             .map_err(to_error)
     }
 
@@ -358,16 +394,18 @@ impl NativeSandbox {
 
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
-    /// nondeterministic input from it.
+    /// nondeterministic input from it. The result comes at once when the run
+    /// finishes in its first slice, else as a Promise.
     #[napi]
-    pub async fn run(
+    pub fn run<'env>(
         &self,
+        env: &'env Env,
         code: String,
         language: String,
         cancel: &NativeCancel,
         record: Option<bool>,
         replay: Option<String>,
-    ) -> Result<BindingRunResult> {
+    ) -> Result<Now<'env, BindingRunResult>> {
         let Some(language) = Language::parse(&language) else {
             return Err(invalid(format!("unknown language {language:?}")));
         };
@@ -386,9 +424,13 @@ impl NativeSandbox {
             (true, None) => TraceMode::Record,
             (false, None) => TraceMode::Off,
         };
-        Ok(match self.inner.run_traced(&code, language, cancel.flag.clone(), mode).await {
-            Ok(report) => from_report(report, None),
-            Err(failure) => from_failure(failure),
+        let sandbox = Arc::clone(&self.inner);
+        let cancel = cancel.flag.clone();
+        now_or_later(env, async move {
+            Ok(match sandbox.run_traced(&code, language, cancel, mode).await {
+                Ok(report) => from_report(report, None),
+                Err(failure) => from_failure(failure),
+            })
         })
     }
 

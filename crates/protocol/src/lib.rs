@@ -56,6 +56,11 @@ pub mod abi {
     /// [`RunRequest`](crate::RunRequest); returns `ptr << 32 | len` of the
     /// encoded [`RunOutcome`](crate::RunOutcome), valid until the next call.
     pub const EXPORT_RUN: &str = "cordon_run";
+    /// Guest export `cordon_init()`: start QuickJS, evaluate the prelude and
+    /// create the shell session. The host calls it once, before snapshotting
+    /// the guest into its pre-initialised module (the export is gone from
+    /// that module); it reads neither the clock nor random bytes.
+    pub const EXPORT_INIT: &str = "cordon_init";
     /// The guest's linear memory.
     pub const EXPORT_MEMORY: &str = "memory";
     /// The guest's shadow-stack pointer (a mutable i32 global). The stack

@@ -2,10 +2,15 @@
 //!
 //! A cache file is named by a key that covers the guest build, the wasmtime
 //! version and the engine configuration, so a stale artifact is never looked
-//! up. Its contents carry a SHA-256 of the serialized module, checked before
-//! wasmtime sees the bytes: a truncated or corrupt file is recompiled and
-//! rewritten, never loaded. Files are written to a temporary name and renamed,
-//! so concurrent processes never read half a file.
+//! up. Beside each module file sits a checksum file (its length and a
+//! 128-bit XXH3), checked before wasmtime sees the module: a truncated or
+//! corrupt file is recompiled and rewritten, never loaded. The module is
+//! mapped from the page cache, not copied into the process. (The checksum
+//! guards against accidents, not an attacker: whoever can write the user's
+//! cache directory can already run code as the user. XXH3 reads the 15 MB
+//! module in about a millisecond where SHA-256 took nine, on every process
+//! start.) Files are written to a temporary name and renamed, so concurrent
+//! processes never read half a file.
 
 use std::{
     fs,
@@ -16,8 +21,12 @@ use std::{
 use sha2::{Digest, Sha256};
 use wasmtime::{Engine, Module};
 
-const MAGIC: &[u8; 8] = b"CORDONM1";
+const MAGIC: &[u8; 8] = b"CORDONS1";
+const SUM_BYTES: usize = 16;
 const WASMTIME_VERSION: &str = "48.0.8";
+/// How the cached module was made from the guest (pre-initialised by
+/// `cordon_init`); change it when that changes.
+const PREPARATION: &str = "preinit-1";
 
 /// How the module was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,36 +69,39 @@ pub fn file_name(engine: &Engine, guest_sha256: &str) -> String {
         .chain_update(hasher.finish().to_le_bytes())
         .chain_update(WASMTIME_VERSION.as_bytes())
         .chain_update(env!("CARGO_PKG_VERSION").as_bytes())
+        .chain_update(PREPARATION.as_bytes())
         .finalize();
     let hex: String = key.iter().take(16).map(|b| format!("{b:02x}")).collect();
     format!("guest-{hex}.cwasm")
 }
 
-/// Loads the compiled guest from `dir`, or compiles it and stores it there.
+/// Loads the compiled guest from `dir`, or compiles the module `prepare`
+/// makes and stores it there.
 pub fn load_or_compile(
     engine: &Engine,
-    wasm: &[u8],
     guest_sha256: &str,
     dir: Option<&Path>,
+    prepare: impl FnOnce() -> wasmtime::Result<Vec<u8>>,
 ) -> wasmtime::Result<(Module, CacheOutcome)> {
     let Some(dir) = dir else {
-        return Ok((Module::new(engine, wasm)?, CacheOutcome::Uncached));
+        return Ok((Module::new(engine, prepare()?)?, CacheOutcome::Uncached));
     };
     let path = dir.join(file_name(engine, guest_sha256));
     let mut outcome = CacheOutcome::Compiled;
-    if let Ok(bytes) = fs::read(&path) {
-        if let Some(payload) = verified_payload(&bytes) {
-            // SAFETY: the checksum proves these are exactly the bytes a
+    if path.exists() || sum_path(&path).exists() {
+        if verified(&path) {
+            // SAFETY: the checksum proves the file holds exactly the bytes a
             // previous `Module::serialize` of this engine configuration wrote
-            // (the file name is keyed by it); wasmtime re-checks its own
-            // version and configuration header before use.
-            if let Ok(module) = unsafe { Module::deserialize(engine, payload) } {
+            // (the file name is keyed by it), and files are only ever
+            // replaced whole, by rename; wasmtime re-checks its own version
+            // and configuration header before use.
+            if let Ok(module) = unsafe { Module::deserialize_file(engine, &path) } {
                 return Ok((module, CacheOutcome::Hit));
             }
         }
         outcome = CacheOutcome::Recompiled;
     }
-    let module = Module::new(engine, wasm)?;
+    let module = Module::new(engine, prepare()?)?;
     if let Ok(serialized) = module.serialize() {
         // A cache that cannot be written only costs the next process a compile.
         let _ = store(dir, &path, &serialized);
@@ -97,20 +109,66 @@ pub fn load_or_compile(
     Ok((module, outcome))
 }
 
-fn verified_payload(bytes: &[u8]) -> Option<&[u8]> {
-    let rest = bytes.strip_prefix(MAGIC)?;
-    let (digest, payload) = rest.split_at_checked(32)?;
-    (Sha256::digest(payload).as_slice() == digest).then_some(payload)
+/// The checksum file beside a module: magic, length (u64 LE), XXH3-128.
+fn sum_path(path: &Path) -> PathBuf {
+    path.with_extension("sum")
 }
 
+fn summary(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(MAGIC.len() + 8 + SUM_BYTES);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
+    out.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(bytes).to_le_bytes());
+    out
+}
+
+/// Whether the module file matches its checksum file.
+fn verified(path: &Path) -> bool {
+    let Ok(expected) = fs::read(sum_path(path)) else { return false };
+    with_contents(path, |bytes| summary(bytes) == expected).unwrap_or(false)
+}
+
+/// Runs `f` over the file's bytes, mapped rather than copied.
+#[cfg(unix)]
+fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    use std::os::fd::AsRawFd;
+    let file = fs::File::open(path).ok()?;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    if len == 0 {
+        return Some(f(&[]));
+    }
+    // SAFETY: a private read-only mapping of a file we opened; the pointer is
+    // checked against MAP_FAILED and unmapped below, after the last use of
+    // the slice. Cache files are replaced by rename, never written in place,
+    // so the mapped pages do not change under us.
+    unsafe {
+        let ptr =
+            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0);
+        if ptr == libc::MAP_FAILED {
+            return None;
+        }
+        let out = f(std::slice::from_raw_parts(ptr.cast::<u8>(), len));
+        libc::munmap(ptr, len);
+        Some(out)
+    }
+}
+
+#[cfg(not(unix))]
+fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+    fs::read(path).ok().map(|bytes| f(&bytes))
+}
+
+/// Writes the module, then its checksum, each to a temporary name renamed
+/// into place.
 fn store(dir: &Path, path: &Path, serialized: &[u8]) -> std::io::Result<()> {
     fs::create_dir_all(dir)?;
-    let mut framed = Vec::with_capacity(MAGIC.len() + 32 + serialized.len());
-    framed.extend_from_slice(MAGIC);
-    framed.extend_from_slice(&Sha256::digest(serialized));
-    framed.extend_from_slice(serialized);
+    write_whole(path, serialized)?;
+    write_whole(&sum_path(path), &summary(serialized))
+}
+
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    fs::write(&tmp, &framed)?;
+    fs::write(&tmp, bytes)?;
     fs::rename(&tmp, path).inspect_err(|_| {
         let _ = fs::remove_file(&tmp);
     })

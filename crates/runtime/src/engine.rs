@@ -2,12 +2,14 @@
 
 use std::sync::OnceLock;
 
-use wasmtime::{Config, Engine, InstancePre, Linker, OptLevel};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, OptLevel, PoolingAllocationConfig,
+};
 
 use crate::{
     cache::{self, CacheOutcome},
-    host::{self, HostState},
-    wasi, ErrorCode, RunFailure,
+    host::HostState,
+    preinit, ErrorCode, RunFailure,
 };
 
 pub use crate::cache::CacheOutcome as ModuleSource;
@@ -49,17 +51,50 @@ pub(crate) fn config(metered: bool) -> Config {
         .max_wasm_stack(MAX_WASM_STACK)
         .async_stack_size(MAX_WASM_STACK + 1024 * 1024)
         .cranelift_opt_level(OptLevel::Speed);
+    let slots = pool_size();
+    if slots > 0 {
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_core_instances(slots)
+            .total_memories(slots)
+            .total_tables(slots)
+            .total_stacks(slots)
+            .max_memory_size(MAX_MEMORY);
+        // With the kernel's PAGEMAP_SCAN (Linux 6.7+), a freed slot's dirty
+        // pages are copied back from the image and stay mapped, so the next
+        // instance takes no page faults on them. Without it, keeping memory
+        // resident would `memset` the lowest bytes, which are the guest's
+        // mostly idle stack: not worth it.
+        if PoolingAllocationConfig::is_pagemap_scan_available() {
+            pool.pagemap_scan(Enabled::Yes)
+                .linear_memory_keep_resident(KEEP_RESIDENT)
+                .table_keep_resident(KEEP_RESIDENT);
+        }
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
     config
+}
+
+/// The largest linear memory a sandbox may have (`limits.memoryBytes`).
+const MAX_MEMORY: usize = 4 << 30;
+/// Dirty bytes of a freed memory or table slot restored in place (kept
+/// resident) rather than returned to the kernel. A small run dirties a few
+/// hundred KiB.
+const KEEP_RESIDENT: usize = 2 << 20;
+
+/// Instances alive at once in the pooling allocator: `CORDON_POOL_SIZE`,
+/// default 1000; 0 allocates each instance on demand instead.
+fn pool_size() -> u32 {
+    std::env::var("CORDON_POOL_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
 fn init(metered: bool) -> Result<Shared, String> {
     let engine = Engine::new(&config(metered)).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let dir = cache::default_dir();
-    let (module, source) = cache::load_or_compile(&engine, GUEST_WASM, GUEST_SHA256, dir.as_deref())
-        .map_err(|e| format!("cannot compile the guest: {e}"))?;
-    let mut linker = Linker::new(&engine);
-    wasi::add_to_linker(&mut linker).map_err(|e| format!("cannot link WASI: {e}"))?;
-    host::add_to_linker(&mut linker).map_err(|e| format!("cannot link the host imports: {e}"))?;
+    let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), || {
+        preinit::preinitialize(&engine, metered, GUEST_WASM)
+    })
+    .map_err(|e| format!("cannot compile the guest: {e}"))?;
+    let linker = preinit::linker(&engine).map_err(|e| format!("cannot link the host imports: {e}"))?;
     let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
     Ok(Shared { engine, pre, source })
 }
@@ -71,6 +106,13 @@ pub(crate) fn shared(metered: bool) -> Result<&'static Shared, RunFailure> {
     slot.get_or_init(|| init(metered))
         .as_ref()
         .map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
+}
+
+/// Whether the engine (the fuel-metered one when `metered`) and the guest
+/// are ready, so creating a sandbox does not compile or load anything.
+pub fn is_ready(metered: bool) -> bool {
+    let slot = if metered { &METERED } else { &SHARED };
+    matches!(slot.get(), Some(Ok(_)))
 }
 
 /// Compiles (or loads from the cache) the guest now instead of at the first
@@ -89,4 +131,15 @@ pub fn new_engine() -> wasmtime::Result<Engine> {
     Engine::new(&config(false))
 }
 
-pub use crate::cache::{file_name as cache_file_name, load_or_compile};
+pub use crate::cache::file_name as cache_file_name;
+
+/// Loads the pre-initialised guest compiled for `engine` (made with
+/// [`new_engine`]) from the cache in `dir`, or makes, compiles and stores it.
+pub fn load_or_compile(
+    engine: &Engine,
+    wasm: &[u8],
+    guest_sha256: &str,
+    dir: Option<&std::path::Path>,
+) -> wasmtime::Result<(wasmtime::Module, CacheOutcome)> {
+    cache::load_or_compile(engine, guest_sha256, dir, || preinit::preinitialize(engine, false, wasm))
+}

@@ -27,6 +27,9 @@ pub enum ErrorCode {
     /// A snapshot is corrupt, of another version or guest build, or does not
     /// fit the options it is restored with.
     InvalidSnapshot,
+    /// Every slot of the process's instance pool holds a live sandbox's guest
+    /// (`CORDON_POOL_SIZE`).
+    TooManySandboxes,
     /// A fault of cordon itself (a bug): the guest trapped for another reason
     /// or broke the protocol.
     Internal,
@@ -46,6 +49,7 @@ impl ErrorCode {
             Self::Closed => "CLOSED",
             Self::Busy => "BUSY",
             Self::InvalidSnapshot => "INVALID_SNAPSHOT",
+            Self::TooManySandboxes => "TOO_MANY_SANDBOXES",
             Self::Internal => "INTERNAL",
         }
     }

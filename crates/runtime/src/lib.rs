@@ -25,6 +25,7 @@ pub mod fs;
 mod host;
 mod limits;
 mod output;
+mod preinit;
 mod sandbox;
 mod snapshot;
 mod ticker;

@@ -486,7 +486,15 @@ impl Sandbox {
         let internal =
             |what: &str, e: wasmtime::Error| RunFailure::new(ErrorCode::Internal, format!("{what}: {e}"));
         let instance = shared.pre.instantiate_async(&mut store).await.map_err(|e| {
-            if store.data().limiter.hit {
+            if let Some(full) = e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
+                RunFailure::new(
+                    ErrorCode::TooManySandboxes,
+                    format!(
+                        "every instance slot of this process is in use ({full}); close sandboxes \
+                         or raise CORDON_POOL_SIZE"
+                    ),
+                )
+            } else if store.data().limiter.hit {
                 RunFailure::new(
                     ErrorCode::MemoryLimit,
                     "the memory limit is too small for the guest to start",

@@ -18,15 +18,16 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 struct Ticker {
     active: Mutex<usize>,
     wake: Condvar,
+    /// Every engine a run has used (the plain one and the fuel-metered one).
+    engines: Mutex<Vec<Engine>>,
 }
 
 /// `None` when the ticker thread could not be started.
 static TICKER: OnceLock<Option<Arc<Ticker>>> = OnceLock::new();
 
-fn start(engine: &Engine) -> Option<Arc<Ticker>> {
+fn start() -> Option<Arc<Ticker>> {
     let ticker = Arc::new(Ticker::default());
     let shared = Arc::clone(&ticker);
-    let engine = engine.clone();
     thread::Builder::new()
         .name("cordon-epoch".into())
         .spawn(move || loop {
@@ -37,7 +38,9 @@ fn start(engine: &Engine) -> Option<Arc<Ticker>> {
                 }
             }
             thread::sleep(TICK);
-            engine.increment_epoch();
+            for engine in shared.engines.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                engine.increment_epoch();
+            }
         })
         .ok()?;
     Some(ticker)
@@ -47,10 +50,17 @@ fn start(engine: &Engine) -> Option<Arc<Ticker>> {
 pub(crate) struct Active(Arc<Ticker>);
 
 impl Active {
-    /// Registers an active run; `None` when the ticker thread could not start
-    /// (the caller must then refuse to run: no deadline could fire).
+    /// Registers an active run on `engine`; `None` when the ticker thread
+    /// could not start (the caller must then refuse to run: no deadline
+    /// could fire).
     pub(crate) fn new(engine: &Engine) -> Option<Self> {
-        let ticker = TICKER.get_or_init(|| start(engine)).as_ref()?;
+        let ticker = TICKER.get_or_init(start).as_ref()?;
+        {
+            let mut engines = ticker.engines.lock().unwrap_or_else(|e| e.into_inner());
+            if !engines.iter().any(|e| Engine::same(e, engine)) {
+                engines.push(engine.clone());
+            }
+        }
         let mut active = ticker.active.lock().unwrap_or_else(|e| e.into_inner());
         *active += 1;
         ticker.wake.notify_all();

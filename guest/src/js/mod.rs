@@ -106,26 +106,23 @@ fn random_bytes<'js>(ctx: Ctx<'js>, len: u32) -> rquickjs::Result<rquickjs::Type
     rquickjs::TypedArray::<u8>::new(ctx, host::random(len.min(65_536) as usize))
 }
 
-/// Runs one script to completion.
-pub fn run(request: &RunRequest) -> RunOutcome {
+/// Starts QuickJS and evaluates the prelude now (for the pre-initialised
+/// snapshot), then collects the garbage of start-up.
+pub fn init() {
     ENGINE.with(|slot| {
-        let mut slot = slot.borrow_mut();
+        let Ok(mut slot) = slot.try_borrow_mut() else { return };
         if slot.is_none() {
-            match new_engine() {
-                Ok(engine) => *slot = Some(engine),
-                Err(message) => return internal_error(message),
-            }
+            *slot = new_engine().ok();
         }
-        match slot.as_mut() {
-            Some(engine) => run_in(engine, request),
-            None => internal_error("no engine".into()),
+        if let Some(engine) = slot.as_ref() {
+            engine.runtime.run_gc();
         }
-    })
+    });
 }
 
-/// Runs JavaScript from the shell (`js -e`), unless JavaScript is already
-/// running (the shell was itself started by `await shell(…)`).
-pub fn run_nested(request: &RunRequest) -> Option<RunOutcome> {
+/// Runs `f` on the instance's engine, started on first use; `None` when
+/// JavaScript is already running (a nested call).
+fn with_engine(f: impl FnOnce(&mut Engine) -> RunOutcome) -> Option<RunOutcome> {
     ENGINE.with(|slot| {
         let mut slot = slot.try_borrow_mut().ok()?;
         if slot.is_none() {
@@ -134,8 +131,20 @@ pub fn run_nested(request: &RunRequest) -> Option<RunOutcome> {
                 Err(message) => return Some(internal_error(message)),
             }
         }
-        slot.as_mut().map(|engine| run_in(engine, request))
+        slot.as_mut().map(f)
     })
+}
+
+/// Runs one script to completion.
+pub fn run(request: &RunRequest) -> RunOutcome {
+    with_engine(|engine| run_in(engine, request))
+        .unwrap_or_else(|| internal_error("JavaScript is already running".into()))
+}
+
+/// Runs JavaScript from the shell (`js -e`), unless JavaScript is already
+/// running (the shell was itself started by `await shell(…)`).
+pub fn run_nested(request: &RunRequest) -> Option<RunOutcome> {
+    with_engine(|engine| run_in(engine, request))
 }
 
 fn internal_error(message: String) -> RunOutcome {

@@ -382,9 +382,15 @@
   // and distinct per sandbox, or seeded in deterministic mode);
   // crypto.getRandomValues and crypto.randomUUID read the source directly.
 
-  const seed = new Uint32Array(random(16).buffer);
-  let [s0, s1, s2, s3] = seed[0] | seed[1] | seed[2] | seed[3] ? seed : [1, 2, 3, 4];
+  // Seeded on first use, not here: the prelude runs once at build time for
+  // the pre-initialised snapshot every instance starts from.
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0, seeded = false;
   function next32() {
+    if (!seeded) {
+      const seed = new Uint32Array(random(16).buffer);
+      [s0, s1, s2, s3] = seed[0] | seed[1] | seed[2] | seed[3] ? seed : [1, 2, 3, 4];
+      seeded = true;
+    }
     const result = Math.imul(((Math.imul(s1, 5) << 7) | (Math.imul(s1, 5) >>> 25)), 9) >>> 0;
     const t = s1 << 9;
     s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t;

@@ -1,0 +1,44 @@
+// The instance pool: CORDON_POOL_SIZE caps the guest instances alive in a
+// process; one more fails with TOO_MANY_SANDBOXES and the process goes on
+// serving the others; closing a sandbox frees its slot.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const index = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+test("a full instance pool refuses one more sandbox with a typed error, and a closed sandbox frees its slot", () => {
+  const script = `
+    const { Sandbox, CordonError } = require(${JSON.stringify(index)});
+    (async () => {
+      const held = [];
+      for (let i = 0; i < 3; i++) {
+        const sb = await Sandbox.create();
+        held.push(sb);
+        if ((await sb.run("return " + i)).value !== String(i)) throw new Error("run " + i);
+      }
+      const extra = await Sandbox.create();
+      const err = await extra.run("return 1").then(() => null, (e) => e);
+      const refused = err instanceof CordonError ? err.code + " " + err.message : String(err);
+      // The held sandboxes keep working.
+      const still = (await held[0].run("return 'ok'")).value;
+      await held[1].close();
+      const after = (await extra.run("return 'freed'")).value;
+      process.stdout.write(JSON.stringify({ refused, still, after }));
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const p = spawnSync(process.execPath, ["-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, CORDON_POOL_SIZE: "3" },
+  });
+  assert.equal(p.stderr, "");
+  assert.equal(p.status, 0);
+  assert.deepEqual(JSON.parse(p.stdout), {
+    refused:
+      "TOO_MANY_SANDBOXES every instance slot of this process is in use (maximum concurrent limit of 3 for core instances reached); " +
+      "close sandboxes or raise CORDON_POOL_SIZE",
+    still: "ok",
+    after: "freed",
+  });
+});
