@@ -350,6 +350,14 @@ interface NativeSandbox {
     close(): void;
 }
 declare const LIMIT_KEYS: readonly ["timeoutMs", "cpuMs", "memoryBytes", "outputBytes", "codeBytes", "toolCalls", "toolTimeoutMs", "toolResultBytes", "fsBytes", "fsFiles"];
+/** Validates options and builds what the native side needs. */
+/**
+ * The text {@link Sandbox.describe} gives for a sandbox created with
+ * `options`, whose effective limits are `limits` (the `limits` of a sandbox
+ * created with the same `limits` option). Validates the options as
+ * `create()` does; creates nothing.
+ */
+export declare function describeOptions(options: SandboxOptions, limits: Readonly<Required<Limits>>): string;
 /**
  * An isolated JavaScript environment. Runs on one sandbox are sequential (a
  * second `run` waits for the first) and share their globals, like a REPL.

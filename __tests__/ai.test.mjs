@@ -98,3 +98,13 @@ test("limits come back to the model as data; the sandbox stays usable", async ()
   ]);
   await runCode.sandbox.close();
 });
+
+test("createCodeCaller needs AI SDK 7: with ai@6 it is a clear typed error", async () => {
+  const { createCodeCaller } = await import("cordon/ai");
+  await assert.rejects(
+    createCodeCaller(),
+    (e) =>
+      e.code === "INVALID_OPTIONS" &&
+      e.message === 'createCodeCaller needs AI SDK 7 or later ("ai" exports no experimental_toolCaller)',
+  );
+});

@@ -6,7 +6,7 @@
 //   await generateText({ model, tools: { run_code: runCode }, prompt, stopWhen: stepCountIs(5) });
 //   await runCode.sandbox.close();
 
-import { Sandbox, CordonError, type Language, type SandboxOptions } from "./index";
+import { Sandbox, CordonError, FsError, describeOptions, type Language, type SandboxOptions, type ToolEntry } from "./index";
 import { checkLanguages, codeInputSchema, runForModel, type CodeToolOutput } from "./codetool";
 
 export type { CodeToolOutput };
@@ -22,6 +22,8 @@ export interface CodeToolOptions extends SandboxOptions {
 type AiModule = {
   tool: (definition: Record<string, unknown>) => Record<string, unknown>;
   jsonSchema: (schema: Record<string, unknown>) => unknown;
+  /** AI SDK 7 and later. */
+  experimental_toolCaller?: (tool: Record<string, unknown>, definition: Record<string, unknown>) => Record<string, unknown>;
 };
 
 function loadAi(): AiModule {
@@ -57,4 +59,323 @@ export async function createCodeTool(
   });
   Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
   return tool as Record<string, unknown> & { sandbox: Sandbox };
+}
+
+/** An AI SDK tool as the AI SDK hands it to a tool caller. */
+type AiTool = {
+  description?: string;
+  inputSchema?: unknown;
+  needsApproval?: unknown;
+  execute?: (input: unknown, options: Record<string, unknown>) => unknown;
+};
+
+/** Options of {@link createCodeCaller}: a sandbox's, without `tools`. */
+export interface CodeCallerOptions extends Omit<CodeToolOptions, "tools"> {}
+
+/** The caller tool, with `close()` for its sandbox. */
+export type CodeCaller = Record<string, unknown> & { close(): Promise<void> };
+
+/**
+ * Code mode for AI SDK 7's tool callers: returns a tool marked with
+ * `experimental_toolCaller`. Route tools to it with `experimental_toolCallers`
+ * (`{ get_weather: ["run_code"] }`) and the AI SDK binds it to them: the
+ * model's code calls them in a cordon sandbox, under `capabilities` (default:
+ * each routed tool, unconstrained, except tools that need approval, which
+ * stay denied: the routing is the grant). The model sees
+ * one stable tool; the routed tools are announced as TypeScript declarations
+ * in a message. Nested calls get the outer call's abort signal and context. One sandbox serves the conversation while the routed
+ * tools stay the same; `close()` ends it.
+ */
+export async function createCodeCaller(options: CodeCallerOptions = {}): Promise<CodeCaller> {
+  const ai = loadAi();
+  if (typeof ai.experimental_toolCaller !== "function") {
+    throw new CordonError("INVALID_OPTIONS", 'createCodeCaller needs AI SDK 7 or later ("ai" exports no experimental_toolCaller)');
+  }
+  const { languages: requested = ["javascript", "shell"], description, ...sandboxOptions } = options;
+  if ("tools" in sandboxOptions) {
+    throw new CordonError("INVALID_OPTIONS", "createCodeCaller takes no tools: the AI SDK binds the routed ones");
+  }
+  const languages = checkLanguages(requested);
+  // A sandbox with the same limits tells the effective limits for the
+  // descriptions.
+  const probe = await Sandbox.create(sandboxOptions.limits ? { limits: sandboxOptions.limits } : {});
+  const limits = probe.limits;
+  await probe.close();
+
+  const optionsFor = (tools: Record<string, AiTool>, call: (name: string, args: unknown) => unknown): SandboxOptions => {
+    const entries: Record<string, ToolEntry> = {};
+    for (const [name, t] of Object.entries(tools)) {
+      entries[name] = {
+        ...(t.description ? { description: t.description } : {}),
+        ...(t.inputSchema ? { inputSchema: t.inputSchema } : {}),
+        execute: (args: unknown) => call(name, args),
+      };
+    }
+    return {
+      ...sandboxOptions,
+      tools: entries,
+      // The routing grants each tool, except those that need approval: a
+      // script has no one to ask, so they stay denied.
+      capabilities:
+        sandboxOptions.capabilities ??
+        Object.entries(tools)
+          .filter(([, t]) => !t.needsApproval)
+          .map(([method]) => ({ method })),
+    };
+  };
+  const announce = (tools: Record<string, AiTool>) =>
+    (description ? `${description.trim()}\n\n` : "") + describeOptions(optionsFor(tools, () => undefined), limits);
+  // Malformed options fail here, not when the AI SDK first binds the caller.
+  announce({});
+
+  // The sandbox of the current tool set, and the outer call's options for
+  // the nested calls of the run in progress (runs of one sandbox never overlap).
+  let session: { key: string; sandbox: Promise<Sandbox> } | null = null;
+  let routed: Record<string, AiTool> = {};
+  let outer: Record<string, unknown> = {};
+  let seq = 0;
+  const nested = async (name: string, args: unknown) => {
+    const t = routed[name];
+    if (!t || typeof t.execute !== "function") throw new Error(`tool ${name} cannot be executed here`);
+    if (t.needsApproval) throw new Error(`tool ${name} needs approval, which a script cannot give`);
+    return t.execute(args, {
+      toolCallId: `${String(outer.toolCallId ?? "code")}.${++seq}`,
+      messages: outer.messages ?? [],
+      abortSignal: outer.abortSignal,
+      ...(outer.context !== undefined ? { context: outer.context } : {}),
+      ...(outer.experimental_context !== undefined ? { experimental_context: outer.experimental_context } : {}),
+      ...(outer.experimental_sandbox !== undefined ? { experimental_sandbox: outer.experimental_sandbox } : {}),
+    });
+  };
+  const sandboxFor = (tools: Record<string, AiTool>): Promise<Sandbox> => {
+    routed = tools;
+    const key = JSON.stringify(Object.keys(tools).sort());
+    if (session?.key !== key) {
+      const previous = session;
+      session = { key, sandbox: Sandbox.create(optionsFor(tools, nested)) };
+      void previous?.sandbox.then((sb) => sb.close(), () => undefined);
+    }
+    return session.sandbox;
+  };
+
+  const inputSchema = ai.jsonSchema(codeInputSchema(languages));
+  const bound = (tools: Record<string, AiTool>) =>
+    ai.tool({
+      description: announce(tools),
+      inputSchema,
+      execute: async (input: { code: string; language?: Language }, options: Record<string, unknown> = {}) => {
+        const sandbox = await sandboxFor(tools);
+        outer = options;
+        return runForModel(sandbox, input, languages, options.abortSignal as AbortSignal | undefined);
+      },
+    });
+  const unbound = ai.tool({
+    description:
+      "Run JavaScript or shell code in a cordon sandbox (no network, no host files). The functions it can call " +
+      "and the sandbox's limits are announced in the conversation.",
+    inputSchema,
+    execute: async () => {
+      throw new CordonError("INVALID_OPTIONS", "this code tool was not bound to any tools (experimental_toolCallers)");
+    },
+  });
+  const caller = ai.experimental_toolCaller(unbound, {
+    type: "local",
+    bind: (tools: Record<string, AiTool>) => bound(tools),
+    prepareModelMessage: (tools: Record<string, AiTool>) => announce(tools),
+  });
+  Object.defineProperty(caller, "close", {
+    value: async () => {
+      const current = session;
+      session = null;
+      if (current) await (await current.sandbox).close();
+    },
+    enumerable: false,
+  });
+  return caller as CodeCaller;
+}
+
+/** What {@link createSandboxSession} accepts beside the sandbox. */
+export interface SandboxSessionOptions {
+  /** The base directory relative paths and commands start from. Default /workspace. */
+  root?: string;
+}
+
+const isMissing = (e: unknown) => e instanceof FsError && (e.code === "ENOENT" || e.code === "ENOTDIR");
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+const streamOf = (bytes: Uint8Array) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.length) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
+
+/**
+ * An AI SDK 7 `Experimental_SandboxSession` backed by a cordon sandbox, for
+ * `experimental_sandbox`: files are the sandbox's file system, commands run
+ * in its shell (each in a subshell starting at `root`, so a `cd` or variable
+ * of one command does not leak into the next). Processes have no stdin and
+ * stream their output when they end; the session never reaches the host.
+ */
+export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOptions = {}): Record<string, unknown> {
+  const root = options.root ?? "/workspace";
+  if (typeof root !== "string" || !root.startsWith("/")) {
+    throw new CordonError("INVALID_OPTIONS", `root must be an absolute path, got ${JSON.stringify(root)}`);
+  }
+  const resolve = (p: unknown) => {
+    if (typeof p !== "string" || p === "") throw new CordonError("INVALID_OPTIONS", `path must be a non-empty string, got ${JSON.stringify(p)}`);
+    return p.startsWith("/") ? p : `${root.replace(/\/+$/, "")}/${p}`;
+  };
+  const readBytes = async ({ path }: { path: string }) => {
+    try {
+      return await sandbox.fs.readFile(resolve(path));
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw e;
+    }
+  };
+  const writeBytes = async (path: string, bytes: Uint8Array) => {
+    const full = resolve(path);
+    const parent = full.slice(0, full.lastIndexOf("/")) || "/";
+    if (parent !== "/") await sandbox.fs.mkdir(parent, { recursive: true });
+    await sandbox.fs.writeFile(full, bytes);
+  };
+  const script = (o: { command: string; workingDirectory?: string; env?: Record<string, string> }) => {
+    if (typeof o?.command !== "string") throw new CordonError("INVALID_OPTIONS", "command must be a string");
+    const lines = [`cd ${quote(o.workingDirectory === undefined ? root : resolve(o.workingDirectory))} || exit 1`];
+    for (const [name, value] of Object.entries(o.env ?? {})) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== "string") {
+        throw new CordonError("INVALID_OPTIONS", `invalid environment variable ${JSON.stringify(name)}`);
+      }
+      lines.push(`export ${name}=${quote(value)}`);
+    }
+    return `(\n${lines.join("\n")}\n${o.command}\n)`;
+  };
+  const run = async (o: { command: string; workingDirectory?: string; env?: Record<string, string>; abortSignal?: AbortSignal }) => {
+    const code = script(o);
+    try {
+      const r = await sandbox.run(code, o.abortSignal ? { language: "shell", signal: o.abortSignal } : { language: "shell" });
+      return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+    } catch (err) {
+      if (err instanceof CordonError && err.code === "CANCELLED") throw o.abortSignal?.reason ?? err;
+      if (err instanceof CordonError && err.code !== "CLOSED" && err.result) {
+        // A limit ends the command like a signal would: 124 for time, as `timeout` does.
+        const exitCode = err.code === "TIMEOUT" || err.code === "CPU_LIMIT" ? 124 : 1;
+        return { exitCode, stdout: err.result.stdout, stderr: `${err.result.stderr}cordon: ${err.code}: ${err.message}\n` };
+      }
+      throw err;
+    }
+  };
+  return {
+    description:
+      `A cordon sandbox: a bash-compatible shell with Rust builtins (grep, sed, awk, jq, …) and JavaScript ` +
+      `(\`js -e\`), over an in-memory file system where ${root}, /workspace and /tmp are the places to write. ` +
+      `No network, no host files, no processes. Commands start in ${root}.`,
+    readFile: async (o: { path: string }) => {
+      const bytes = await readBytes(o);
+      return bytes === null ? null : streamOf(bytes);
+    },
+    readBinaryFile: readBytes,
+    readTextFile: async (o: { path: string; encoding?: string; startLine?: number; endLine?: number }) => {
+      const bytes = await readBytes(o);
+      if (bytes === null) return null;
+      const text = new TextDecoder(o.encoding ?? "utf-8").decode(bytes);
+      if (o.startLine === undefined && o.endLine === undefined) return text;
+      const lines = text.split("\n");
+      const start = Math.max(1, o.startLine ?? 1);
+      const end = Math.min(lines.length, o.endLine ?? lines.length);
+      return lines.slice(start - 1, end).join("\n");
+    },
+    writeFile: async (o: { path: string; content: ReadableStream<Uint8Array> }) => {
+      const chunks: Uint8Array[] = [];
+      const reader = o.content.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+      }
+      await writeBytes(o.path, Buffer.concat(chunks));
+    },
+    writeBinaryFile: async (o: { path: string; content: Uint8Array }) => writeBytes(o.path, o.content),
+    writeTextFile: async (o: { path: string; content: string; encoding?: string }) => {
+      if (o.encoding !== undefined && !/^utf-?8$/i.test(o.encoding)) {
+        throw new CordonError("INVALID_OPTIONS", `only UTF-8 text can be written, not ${o.encoding}`);
+      }
+      await writeBytes(o.path, new TextEncoder().encode(o.content));
+    },
+    stat: async (o: { path: string }) => {
+      try {
+        const st = await sandbox.fs.stat(resolve(o.path));
+        return { type: st.kind === "dir" ? "directory" : "file", size: st.size };
+      } catch (e) {
+        if (isMissing(e)) return null;
+        throw e;
+      }
+    },
+    listDirectory: async (o: { path: string }) => {
+      const dir = resolve(o.path);
+      let names: string[];
+      try {
+        names = await sandbox.fs.readdir(dir);
+      } catch (e) {
+        if (e instanceof FsError && e.code === "ENOENT") return null;
+        throw e;
+      }
+      const base = dir.replace(/\/+$/, "");
+      return Promise.all(
+        names.map(async (name) => ({ name, type: (await sandbox.fs.stat(`${base}/${name}`)).kind === "dir" ? "directory" : "file" })),
+      );
+    },
+    deleteFile: async (o: { path: string }) => {
+      const full = resolve(o.path);
+      try {
+        if ((await sandbox.fs.stat(full)).kind === "dir") throw new FsError("EISDIR", `EISDIR: ${full} is a directory`, full);
+        await sandbox.fs.rm(full);
+        return true;
+      } catch (e) {
+        if (isMissing(e)) return false;
+        throw e;
+      }
+    },
+    spawn: async (o: { command: string; stdin?: boolean; workingDirectory?: string; env?: Record<string, string>; abortSignal?: AbortSignal }) => {
+      if (o.stdin) throw new CordonError("INVALID_OPTIONS", "cordon commands take no standard input");
+      const controller = new AbortController();
+      const abort = () => controller.abort(o.abortSignal?.reason);
+      if (o.abortSignal?.aborted) abort();
+      o.abortSignal?.addEventListener("abort", abort, { once: true });
+      let killed = false;
+      const done = run({ ...o, abortSignal: controller.signal });
+      const settled = done.then(
+        (r) => r,
+        () => ({ exitCode: 1, stdout: "", stderr: "" }),
+      );
+      const later = (pick: (r: { stdout: string; stderr: string }) => string) =>
+        new ReadableStream<Uint8Array>({
+          async start(c) {
+            const text = pick(await settled);
+            if (text) c.enqueue(new TextEncoder().encode(text));
+            c.close();
+          },
+        });
+      return {
+        stdout: later((r) => r.stdout),
+        stderr: later((r) => r.stderr),
+        // Killed: 137, as a process ended by SIGKILL; aborted: the abort reason.
+        wait: () =>
+          done.then(
+            (r) => ({ exitCode: r.exitCode }),
+            (e) => {
+              if (killed) return { exitCode: 137 };
+              throw e;
+            },
+          ),
+        kill: async () => {
+          killed = true;
+          controller.abort(new Error("killed"));
+          await settled;
+        },
+      };
+    },
+    run,
+  };
 }

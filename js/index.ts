@@ -764,6 +764,16 @@ function encodeResult(name: string, result: unknown, maxBytes: number): string {
 }
 
 /** Validates options and builds what the native side needs. */
+/**
+ * The text {@link Sandbox.describe} gives for a sandbox created with
+ * `options`, whose effective limits are `limits` (the `limits` of a sandbox
+ * created with the same `limits` option). Validates the options as
+ * `create()` does; creates nothing.
+ */
+export function describeOptions(options: SandboxOptions, limits: Readonly<Required<Limits>>): string {
+  return describeSandbox({ ...prepare(options).description, limits });
+}
+
 function prepare(options: SandboxOptions): {
   limits: NativeLimits | null;
   policy: string | null;

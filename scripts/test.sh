@@ -23,6 +23,9 @@ if git rev-parse --git-dir >/dev/null 2>&1; then
   [ -z "$untracked" ] || { echo "generated types are not committed: $untracked" >&2; exit 1; }
 fi
 
+step "third-party licences"
+node scripts/licenses.mjs --check
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "clippy (host)"
@@ -38,3 +41,6 @@ bash scripts/fuzz.sh 10
 
 step "node tests"
 node --test --test-concurrency=1 __tests__/
+
+step "AI SDK 7 on Node 22 (the packed package)"
+bash scripts/test-ai7.sh

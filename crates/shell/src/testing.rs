@@ -163,3 +163,25 @@ pub fn run(script: &str) -> (String, String, i32) {
         status,
     )
 }
+
+/// The jq front end alone, for fuzzing: parses and compiles `program`
+/// against the builtins; the error is jq's message.
+pub fn jq_compile(program: &str) -> Result<(), String> {
+    let arena = jaq_core::load::Arena::default();
+    let names = ["$ENV".to_string(), "$__loc__".to_string(), "$ARGS".to_string()];
+    crate::builtins::jq::compile(&arena, program, &names).map(|_| ())
+}
+
+/// jq's JSON reader over `data`, for fuzzing: the number of values read
+/// before the end or the first error (with jq's description of it).
+pub fn jq_parse(data: &[u8]) -> Result<usize, String> {
+    let mut parser = crate::builtins::jq::json::Parser::new(data);
+    let mut n = 0;
+    while let Some(value) = parser.next_value() {
+        match value {
+            Ok(_) => n += 1,
+            Err(e) => return Err(crate::builtins::jq::json::describe(data, &e)),
+        }
+    }
+    Ok(n)
+}

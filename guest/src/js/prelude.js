@@ -5,41 +5,273 @@
 // shell in the same sandbox and returns [stdout, stderr, status].
 (function install(write, call, fsop, random, shellop) {
   "use strict";
-  // Intrinsics captured before any script can replace them.
-  const jsonStringify = JSON.stringify;
-  const jsonParse = JSON.parse;
-  const dateNow = Date.now;
-  const defineProperty = Object.defineProperty;
+
+  // ---- primordials -------------------------------------------------------
+  // The realm outlives a run (a sandbox is a REPL session), so a script may
+  // replace any built-in: `Array.prototype.push`, `JSON.stringify`, the global
+  // `Map`. This block runs before any script can, and keeps the originals;
+  // below it, built-ins are reached only through these captures, called as
+  // plain functions (`ArrayPrototypePush(list, x)`, never `list.push(x)`).
+  // The rest of the file also avoids what reaches replaceable built-ins
+  // implicitly: template literals with substitutions (QuickJS compiles them
+  // to String.prototype.concat calls; strings are joined with `+`), iterating
+  // arrays, Maps and Sets (`for...of`, spread, array destructuring), regular
+  // expressions, `instanceof` (Symbol.hasInstance), assigning properties that
+  // a setter up the prototype chain could catch, and descriptors or requests
+  // that could inherit from Object.prototype.
+  const uncurryThis = Function.prototype.bind.bind(Function.prototype.call);
+  const global = globalThis;
+  const {
+    ArrayBuffer, DataView, Date, Error, JSON, Map, Math, Number, Object, Promise, RangeError, Reflect,
+    RegExp, Set, String, Symbol, TypeError, Uint8Array, Uint32Array, WeakSet,
+  } = global;
+  const getterOf = (proto, name) => uncurryThis(Object.getOwnPropertyDescriptor(proto, name).get);
+
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
+  const ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectIs = Object.is;
+  const ObjectKeys = Object.keys;
+  const ObjectPrototypeHasOwnProperty = uncurryThis(Object.prototype.hasOwnProperty);
+  const ObjectPrototypeIsPrototypeOf = uncurryThis(Object.prototype.isPrototypeOf);
+  const ArrayIsArray = Array.isArray;
+  const ArrayPrototypeIncludes = uncurryThis(Array.prototype.includes);
+  const ArrayPrototypeJoin = uncurryThis(Array.prototype.join);
+  const ArrayPrototypePush = uncurryThis(Array.prototype.push);
+  const ArrayPrototypeSort = uncurryThis(Array.prototype.sort);
+  const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
+  const StringPrototypeIncludes = uncurryThis(String.prototype.includes);
+  const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf);
+  const StringPrototypeLastIndexOf = uncurryThis(String.prototype.lastIndexOf);
+  const StringPrototypePadStart = uncurryThis(String.prototype.padStart);
+  const StringPrototypeRepeat = uncurryThis(String.prototype.repeat);
+  const StringPrototypeSlice = uncurryThis(String.prototype.slice);
+  const StringPrototypeStartsWith = uncurryThis(String.prototype.startsWith);
+  const StringPrototypeToWellFormed = uncurryThis(String.prototype.toWellFormed);
+  const NumberIsNaN = Number.isNaN;
+  const NumberPrototypeToString = uncurryThis(Number.prototype.toString);
+  const SymbolPrototypeToString = uncurryThis(Symbol.prototype.toString);
+  const FunctionPrototypeToString = uncurryThis(Function.prototype.toString);
+  const ReflectApply = Reflect.apply;
+  const ReflectGet = Reflect.get;
+  const JSONParse = JSON.parse;
+  const JSONStringify = JSON.stringify;
+  const MathImul = Math.imul;
+  const MathMax = Math.max;
+  const MathMin = Math.min;
+  const MathTrunc = Math.trunc;
+  const DateNow = Date.now;
+  const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime);
+  const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString);
+  const RegExpPrototypeGetSource = getterOf(RegExp.prototype, "source");
+  const PromiseReject = uncurryThis(Function.prototype.bind)(Promise.reject, Promise);
+  const MapPrototypeClear = uncurryThis(Map.prototype.clear);
+  const MapPrototypeDelete = uncurryThis(Map.prototype.delete);
+  const MapPrototypeForEach = uncurryThis(Map.prototype.forEach);
+  const MapPrototypeGet = uncurryThis(Map.prototype.get);
+  const MapPrototypeGetSize = getterOf(Map.prototype, "size");
+  const MapPrototypeHas = uncurryThis(Map.prototype.has);
+  const MapPrototypeSet = uncurryThis(Map.prototype.set);
+  const SetPrototypeForEach = uncurryThis(Set.prototype.forEach);
+  const SetPrototypeGetSize = getterOf(Set.prototype, "size");
+  const WeakSetPrototypeAdd = uncurryThis(WeakSet.prototype.add);
+  const WeakSetPrototypeHas = uncurryThis(WeakSet.prototype.has);
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
+  const TypedArrayPrototypeGetBuffer = getterOf(TypedArrayPrototype, "buffer");
+  const TypedArrayPrototypeGetByteLength = getterOf(TypedArrayPrototype, "byteLength");
+  const TypedArrayPrototypeGetByteOffset = getterOf(TypedArrayPrototype, "byteOffset");
+  const TypedArrayPrototypeGetLength = getterOf(TypedArrayPrototype, "length");
+  const TypedArrayPrototypeGetSymbolToStringTag = getterOf(TypedArrayPrototype, Symbol.toStringTag);
+  const TypedArrayPrototypeSet = uncurryThis(TypedArrayPrototype.set);
+  const DataViewPrototypeGetBuffer = getterOf(DataView.prototype, "buffer");
+  const DataViewPrototypeGetByteLength = getterOf(DataView.prototype, "byteLength");
+  const DataViewPrototypeGetByteOffset = getterOf(DataView.prototype, "byteOffset");
+  // Read by `stackOf` (Error.prototype.stack is an accessor in QuickJS-ng).
+  const stackDescriptor = ObjectGetOwnPropertyDescriptor(Error.prototype, "stack");
+  const ErrorPrototypeGetStack =
+    stackDescriptor && typeof stackDescriptor.get === "function" ? uncurryThis(stackDescriptor.get) : undefined;
+  // What RegExp.prototype.flags reads, in its order.
+  const regExpFlags = [];
+  for (const [letter, name] of [["d", "hasIndices"], ["g", "global"], ["i", "ignoreCase"], ["m", "multiline"],
+    ["s", "dotAll"], ["u", "unicode"], ["v", "unicodeSets"], ["y", "sticky"]]) {
+    if (ObjectGetOwnPropertyDescriptor(RegExp.prototype, name)) ArrayPrototypePush(regExpFlags, letter, getterOf(RegExp.prototype, name));
+  }
+  // The constructor and name each built-in prototype had at start-up, for
+  // naming objects (`Map(1) {…}`, `Uint8Array(2) […]`, `Point {…}`).
+  const builtinConstructors = new Map(); // prototype -> constructor
+  const builtinNames = new Map(); // constructor -> name
+  for (const key of ObjectGetOwnPropertyNames(global)) {
+    const d = ObjectGetOwnPropertyDescriptor(global, key);
+    const C = d && d.value;
+    if (typeof C !== "function" || !ObjectPrototypeHasOwnProperty(C, "prototype")) continue;
+    const proto = C.prototype;
+    const back = proto !== null && typeof proto === "object" ? ObjectGetOwnPropertyDescriptor(proto, "constructor") : undefined;
+    if (!back || back.value !== C) continue;
+    MapPrototypeSet(builtinConstructors, proto, C);
+    MapPrototypeSet(builtinNames, C, C.name);
+  }
+  const ErrorPrototype = Error.prototype;
+  const DatePrototype = Date.prototype;
+  const RegExpPrototype = RegExp.prototype;
+  const PromisePrototype = Promise.prototype;
+  const MapPrototype = Map.prototype;
+  const SetPrototype = Set.prototype;
+  const ArrayBufferPrototype = ArrayBuffer.prototype;
+  const Uint8ArrayPrototype = Uint8Array.prototype;
+
+  // `value instanceof C`, without consulting C[Symbol.hasInstance].
+  const isA = (value, proto) => ObjectPrototypeIsPrototypeOf(proto, value);
+  // Own data properties, defined rather than assigned: an assignment could
+  // reach a setter a script put up the prototype chain. Descriptors have no
+  // prototype, so an inherited `get` or `value` cannot slip into them.
+  const setOwn = (target, name, value) =>
+    ObjectDefineProperty(target, name, { __proto__: null, value, writable: true, configurable: true, enumerable: true });
+  const hidden = (target, name, value) =>
+    ObjectDefineProperty(target, name, { __proto__: null, value, writable: true, configurable: true, enumerable: false });
+  // ToString, as a template literal would apply it.
+  const toStr = (v) => ((typeof v === "object" && v !== null) || typeof v === "function" ? String(v) : "" + v);
+  const copyOf = (list) => {
+    const out = [];
+    for (let i = 0; i < list.length; i++) ArrayPrototypePush(out, list[i]);
+    return out;
+  };
+  // `s.split(sep)` for a non-empty separator string.
+  const splitOn = (s, sep) => {
+    const parts = [];
+    let from = 0;
+    for (let at = StringPrototypeIndexOf(s, sep); at >= 0; at = StringPrototypeIndexOf(s, sep, from)) {
+      ArrayPrototypePush(parts, StringPrototypeSlice(s, from, at));
+      from = at + sep.length;
+    }
+    ArrayPrototypePush(parts, StringPrototypeSlice(s, from));
+    return parts;
+  };
+
+  // ---- console -----------------------------------------------------------
+
   const STDOUT = 1, STDERR = 2;
   // Bytes each stream may still take in this run, -1 once the host has cut it
   // (the host enforces the cap; this only keeps the guest from formatting
   // text that would be dropped).
   let budget = [0, Infinity, Infinity];
 
-  const isIdent = (k) => /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k);
-  const quote = (s) => {
-    const q = !s.includes("'") ? "'" : !s.includes('"') ? '"' : !s.includes("`") ? "`" : "'";
-    const esc = s.replace(/[\\\n\r\t\b\f\v\0]/g, (c) => ({ "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f", "\v": "\\v", "\0": "\\0" })[c]);
-    return q + (q === "'" && s.includes("'") ? esc.replace(/'/g, "\\'") : esc) + q;
+  // Character classes of the regular expressions this formatting follows
+  // (written out: a script may replace RegExp.prototype.exec).
+  const isLetter = (c) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  const isDigit = (c) => c >= 48 && c <= 57;
+  // \w
+  const isWordChar = (c) => isLetter(c) || isDigit(c) || c === 95;
+  // \s
+  const isSpace = (c) =>
+    (c >= 9 && c <= 13) || c === 32 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  // /^[A-Za-z_$][A-Za-z0-9_$]*$/
+  const isIdent = (k) => {
+    if (k.length === 0) return false;
+    for (let i = 0; i < k.length; i++) {
+      const c = StringPrototypeCharCodeAt(k, i);
+      if (!(isLetter(c) || c === 95 || c === 36 || (i > 0 && isDigit(c)))) return false;
+    }
+    return true;
   };
+  // /^\s+at /
+  const isFrame = (line) => {
+    let i = 0;
+    while (i < line.length && isSpace(StringPrototypeCharCodeAt(line, i))) i++;
+    return i > 0 && StringPrototypeStartsWith(line, "at ", i);
+  };
+
+  const escapeOf = (code, quoteToo) => {
+    switch (code) {
+      case 92: return "\\\\";
+      case 10: return "\\n";
+      case 13: return "\\r";
+      case 9: return "\\t";
+      case 8: return "\\b";
+      case 12: return "\\f";
+      case 11: return "\\v";
+      case 0: return "\\0";
+      case 39: return quoteToo ? "\\'" : undefined;
+    }
+    return undefined;
+  };
+  const ESCAPED = ["\\", "\n", "\r", "\t", "\b", "\f", "\v", "\0"];
+  const quote = (s) => {
+    const has = (c) => StringPrototypeIncludes(s, c);
+    const q = !has("'") ? "'" : !has('"') ? '"' : !has("`") ? "`" : "'";
+    const quoteToo = q === "'" && has("'");
+    let plain = !quoteToo;
+    for (let i = 0; plain && i < ESCAPED.length; i++) plain = !has(ESCAPED[i]);
+    if (plain) return q + s + q;
+    const parts = [q];
+    let from = 0;
+    for (let i = 0; i < s.length; i++) {
+      const esc = escapeOf(StringPrototypeCharCodeAt(s, i), quoteToo);
+      if (esc === undefined) continue;
+      ArrayPrototypePush(parts, StringPrototypeSlice(s, from, i), esc);
+      from = i + 1;
+    }
+    ArrayPrototypePush(parts, StringPrototypeSlice(s, from), q);
+    return ArrayPrototypeJoin(parts, "");
+  };
+
+  // `e.stack`, except that Error.prototype answers with its original accessor.
+  function stackOf(e) {
+    for (let o = e; o !== null; o = ObjectGetPrototypeOf(o)) {
+      if (o === ErrorPrototype && ErrorPrototypeGetStack) return ErrorPrototypeGetStack(e);
+      if (ObjectPrototypeHasOwnProperty(o, "stack")) return ReflectGet(o, "stack", e);
+    }
+    return undefined;
+  }
 
   function errorText(e) {
     let name, message, stack;
     try { name = String(e.name); } catch { name = "Error"; }
     try { message = String(e.message); } catch { message = ""; }
-    try { stack = typeof e.stack === "string" ? e.stack : ""; } catch { stack = ""; }
-    const head = message ? `${name}: ${message}` : name;
-    const frames = stack.split("\n").filter((l) => /^\s+at /.test(l)).join("\n");
-    return frames ? `${head}\n${frames}` : head;
+    try { const s = stackOf(e); stack = typeof s === "string" ? s : ""; } catch { stack = ""; }
+    const head = message ? name + ": " + message : name;
+    const lines = splitOn(stack, "\n");
+    const kept = [];
+    for (let i = 0; i < lines.length; i++) if (isFrame(lines[i])) ArrayPrototypePush(kept, lines[i]);
+    const frames = ArrayPrototypeJoin(kept, "\n");
+    return frames ? head + "\n" + frames : head;
   }
 
   function fnText(f) {
     let src = "";
-    try { src = Function.prototype.toString.call(f); } catch {}
+    try { src = FunctionPrototypeToString(f); } catch {}
     const name = f.name ? String(f.name) : "";
-    if (/^class\b/.test(src)) return name ? `[class ${name}]` : "[class (anonymous)]";
-    return name ? `[Function: ${name}]` : "[Function (anonymous)]";
+    // /^class\b/
+    if (StringPrototypeStartsWith(src, "class") && !(src.length > 5 && isWordChar(StringPrototypeCharCodeAt(src, 5)))) {
+      return name ? "[class " + name + "]" : "[class (anonymous)]";
+    }
+    return name ? "[Function: " + name + "]" : "[Function (anonymous)]";
   }
+
+  // `String(re)`, from RegExp.prototype's own accessors.
+  function regExpText(re) {
+    const source = RegExpPrototypeGetSource(re);
+    let flags = "";
+    for (let i = 0; i < regExpFlags.length; i += 2) if (regExpFlags[i + 1](re)) flags += regExpFlags[i];
+    return "/" + source + "/" + flags;
+  }
+
+  // `proto.constructor`, looked up the way a property read walks the chain,
+  // except that a built-in prototype answers with its original constructor.
+  function constructorOf(proto) {
+    for (let o = proto; o !== null; o = ObjectGetPrototypeOf(o)) {
+      const known = MapPrototypeGet(builtinConstructors, o);
+      if (known !== undefined) return known;
+      if (ObjectPrototypeHasOwnProperty(o, "constructor")) return ReflectGet(o, "constructor", proto);
+    }
+    return undefined;
+  }
+  // `C.name`; a built-in constructor answers with its original name.
+  const nameOf = (C) => (MapPrototypeHas(builtinNames, C) ? MapPrototypeGet(builtinNames, C) : C.name);
+
+  const items = (n, what) => n + " " + what + (n > 1 ? "s" : "");
 
   // Node's util.inspect for plain data: one line while it fits in 80
   // columns, two-space indentation otherwise; depth 2; circular references
@@ -47,96 +279,118 @@
   function inspect(value, depth = 0, seen = [], indent = 0) {
     switch (typeof value) {
       case "string": return depth === 0 ? value : quote(value);
-      case "number": return Object.is(value, -0) ? "-0" : String(value);
-      case "bigint": return `${value}n`;
+      case "number": return ObjectIs(value, -0) ? "-0" : String(value);
+      case "bigint": return value + "n";
       case "boolean": case "undefined": return String(value);
-      case "symbol": return value.toString();
+      case "symbol": return SymbolPrototypeToString(value);
       case "function": return fnText(value);
     }
     if (value === null) return "null";
-    if (seen.includes(value)) return "[Circular *1]";
-    if (value instanceof Error) return errorText(value);
-    if (value instanceof Date) return isNaN(value) ? "Invalid Date" : value.toISOString();
-    if (value instanceof RegExp) return String(value);
-    if (value instanceof Promise) return "Promise { <pending> }";
-    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-      const name = Object.getPrototypeOf(value).constructor.name;
-      const items = Array.from(value.length > 100 ? value.subarray(0, 100) : value, (v) => inspect(v, depth + 1));
-      if (value.length > 100) items.push(`... ${value.length - 100} more item${value.length - 100 > 1 ? "s" : ""}`);
-      return items.length ? `${name}(${value.length}) [ ${items.join(", ")} ]` : `${name}(0) []`;
+    if (ArrayPrototypeIncludes(seen, value)) return "[Circular *1]";
+    if (isA(value, ErrorPrototype)) return errorText(value);
+    if (isA(value, DatePrototype)) {
+      return NumberIsNaN(DatePrototypeGetTime(value)) ? "Invalid Date" : DatePrototypeToISOString(value);
     }
-    const top = depth === 0 ? "" : "";
-    const inner = seen.concat([value]);
+    if (isA(value, RegExpPrototype)) return regExpText(value);
+    if (isA(value, PromisePrototype)) return "Promise { <pending> }";
+    // Typed arrays (the views that are not DataViews).
+    if (ArrayBufferIsView(value) && TypedArrayPrototypeGetSymbolToStringTag(value) !== undefined) {
+      const name = toStr(nameOf(constructorOf(ObjectGetPrototypeOf(value))));
+      const length = TypedArrayPrototypeGetLength(value);
+      const shown = [];
+      for (let i = 0; i < MathMin(length, 100); i++) ArrayPrototypePush(shown, inspect(value[i], depth + 1));
+      if (length > 100) ArrayPrototypePush(shown, "... " + items(length - 100, "more item"));
+      return shown.length ? name + "(" + length + ") [ " + ArrayPrototypeJoin(shown, ", ") + " ]" : name + "(0) []";
+    }
+    const inner = copyOf(seen);
+    ArrayPrototypePush(inner, value);
     const sub = (v) => inspect(v, depth + 1, inner, indent + 2);
-    let open, close, entries, prefix = "";
-    if (Array.isArray(value)) {
+    let open, close, prefix = "";
+    const entries = [];
+    if (ArrayIsArray(value)) {
       if (depth > 2) return "[Array]";
       open = "["; close = "]";
-      entries = [];
-      const n = Math.min(value.length, 100);
+      const n = MathMin(value.length, 100);
       let holes = 0;
       for (let i = 0; i < n; i++) {
-        if (!(i in value)) { holes++; continue; }
-        if (holes) { entries.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`); holes = 0; }
-        entries.push(sub(value[i]));
+        if (!ObjectPrototypeHasOwnProperty(value, i)) { holes++; continue; }
+        if (holes) { ArrayPrototypePush(entries, "<" + items(holes, "empty item") + ">"); holes = 0; }
+        ArrayPrototypePush(entries, sub(value[i]));
       }
-      if (holes) entries.push(`<${holes} empty item${holes > 1 ? "s" : ""}>`);
-      if (value.length > 100) entries.push(`... ${value.length - 100} more item${value.length - 100 > 1 ? "s" : ""}`);
-    } else if (value instanceof Map) {
+      if (holes) ArrayPrototypePush(entries, "<" + items(holes, "empty item") + ">");
+      if (value.length > 100) ArrayPrototypePush(entries, "... " + items(value.length - 100, "more item"));
+    } else if (isA(value, MapPrototype)) {
       if (depth > 2) return "[Map]";
-      prefix = `Map(${value.size}) `; open = "{"; close = "}";
-      entries = [...value].map(([k, v]) => `${sub(k)} => ${sub(v)}`);
-    } else if (value instanceof Set) {
+      prefix = "Map(" + MapPrototypeGetSize(value) + ") "; open = "{"; close = "}";
+      const pairs = [];
+      MapPrototypeForEach(value, (v, k) => { ArrayPrototypePush(pairs, k, v); });
+      for (let i = 0; i < pairs.length; i += 2) ArrayPrototypePush(entries, sub(pairs[i]) + " => " + sub(pairs[i + 1]));
+    } else if (isA(value, SetPrototype)) {
       if (depth > 2) return "[Set]";
-      prefix = `Set(${value.size}) `; open = "{"; close = "}";
-      entries = [...value].map(sub);
+      prefix = "Set(" + SetPrototypeGetSize(value) + ") "; open = "{"; close = "}";
+      const members = [];
+      SetPrototypeForEach(value, (v) => { ArrayPrototypePush(members, v); });
+      for (let i = 0; i < members.length; i++) ArrayPrototypePush(entries, sub(members[i]));
     } else {
-      const proto = Object.getPrototypeOf(value);
+      const proto = ObjectGetPrototypeOf(value);
       let ctor = "";
-      try { ctor = proto === null ? "[Object: null prototype]" : proto.constructor && proto.constructor !== Object ? String(proto.constructor.name) : ""; } catch {}
-      if (depth > 2) return ctor && !ctor.startsWith("[") ? `[${ctor}]` : "[Object]";
-      prefix = ctor ? `${ctor} ` : ""; open = "{"; close = "}";
-      entries = Object.keys(value).map((k) => {
+      try {
+        const C = proto === null ? undefined : constructorOf(proto);
+        ctor = proto === null ? "[Object: null prototype]" : C && C !== Object ? String(nameOf(C)) : "";
+      } catch {}
+      if (depth > 2) return ctor && !StringPrototypeStartsWith(ctor, "[") ? "[" + ctor + "]" : "[Object]";
+      prefix = ctor ? ctor + " " : ""; open = "{"; close = "}";
+      const keys = ObjectKeys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const k = keys[i];
         let v;
         try { v = value[k]; } catch (e) { v = e; }
-        return `${isIdent(k) ? k : quote(k)}: ${sub(v)}`;
-      });
+        ArrayPrototypePush(entries, (isIdent(k) ? k : quote(k)) + ": " + sub(v));
+      }
     }
-    void top;
-    if (entries.length === 0) return `${prefix}${open}${close}`;
-    const oneLine = `${prefix}${open} ${entries.join(", ")} ${close}`;
-    if (oneLine.length + indent <= 80 && !oneLine.includes("\n")) return oneLine;
-    const pad = " ".repeat(indent + 2);
-    return `${prefix}${open}\n${pad}${entries.join(`,\n${pad}`)}\n${" ".repeat(indent)}${close}`;
+    if (entries.length === 0) return prefix + open + close;
+    const oneLine = prefix + open + " " + ArrayPrototypeJoin(entries, ", ") + " " + close;
+    if (oneLine.length + indent <= 80 && !StringPrototypeIncludes(oneLine, "\n")) return oneLine;
+    const pad = StringPrototypeRepeat(" ", indent + 2);
+    return prefix + open + "\n" + pad + ArrayPrototypeJoin(entries, ",\n" + pad) + "\n" + StringPrototypeRepeat(" ", indent) + close;
   }
 
-  // printf-style substitutions of the first argument, as Node's console does.
-  function format(args) {
-    let out = [];
-    let rest = args;
-    if (typeof args[0] === "string" && args.length > 1 && args[0].includes("%")) {
-      let i = 1;
-      const head = args[0].replace(/%([sdifjoOc%])/g, (m, c) => {
-        if (c === "%") return "%";
-        if (i >= args.length) return m;
-        const a = args[i++];
-        switch (c) {
-          case "s": return typeof a === "string" ? a : inspect(a, 1);
-          case "d": case "i": { const n = typeof a === "bigint" ? a : Number(a); return typeof n === "bigint" ? `${n}n` : String(c === "i" ? Math.trunc(n) : n); }
-          case "f": return String(Number(a));
-          case "j": try { return jsonStringify(a); } catch { return "[Circular]"; }
-          case "c": return "";
-          default: return inspect(a, 1);
-        }
-      });
-      out.push(head);
-      rest = args.slice(i);
-    } else {
-      out.push(args.length ? inspect(args[0]) : "");
-      rest = args.slice(1);
+  // One printf-style substitution (`%s`, `%d`, ...), as Node's console does.
+  function substitute(c, a) {
+    switch (c) {
+      case "s": return typeof a === "string" ? a : inspect(a, 1);
+      case "d": case "i": { const n = typeof a === "bigint" ? a : Number(a); return typeof n === "bigint" ? n + "n" : String(c === "i" ? MathTrunc(n) : n); }
+      case "f": return String(Number(a));
+      case "j": try { return JSONStringify(a); } catch { return "[Circular]"; }
+      case "c": return "";
+      default: return inspect(a, 1);
     }
-    for (const a of rest) out.push(inspect(a));
-    return out.join(" ");
+  }
+
+  // printf-style substitutions of the first argument (what
+  // /%([sdifjoOc%])/g would find, left to right), then the rest inspected.
+  function format(args) {
+    const out = [];
+    let i = 1;
+    const first = args[0];
+    if (typeof first === "string" && args.length > 1 && StringPrototypeIncludes(first, "%")) {
+      const head = [];
+      let from = 0;
+      for (let at = StringPrototypeIndexOf(first, "%"); at >= 0 && at + 1 < first.length; at = StringPrototypeIndexOf(first, "%", at)) {
+        const c = first[at + 1];
+        if (!StringPrototypeIncludes("sdifjoOc%", c)) { at += 1; continue; }
+        const piece = c === "%" ? "%" : i >= args.length ? "%" + c : substitute(c, args[i++]);
+        ArrayPrototypePush(head, StringPrototypeSlice(first, from, at), toStr(piece));
+        from = at + 2;
+        at = from;
+      }
+      ArrayPrototypePush(head, StringPrototypeSlice(first, from));
+      ArrayPrototypePush(out, ArrayPrototypeJoin(head, ""));
+    } else {
+      ArrayPrototypePush(out, args.length ? inspect(first) : "");
+    }
+    for (; i < args.length; i++) ArrayPrototypePush(out, inspect(args[i]));
+    return ArrayPrototypeJoin(out, " ");
   }
 
   function emit(stream, args) {
@@ -144,10 +398,14 @@
     if (budget[stream] < 0) return;
     // Cut huge strings before formatting: the host would drop the excess.
     const cap = budget[stream] + 1;
-    const cut = args.map((a) => (typeof a === "string" && a.length > cap ? a.slice(0, cap) : a));
+    const cut = [];
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i];
+      ArrayPrototypePush(cut, typeof a === "string" && a.length > cap ? StringPrototypeSlice(a, 0, cap) : a);
+    }
     let text = format(cut) + "\n";
-    if (text.length > cap) text = text.slice(0, cap);
-    budget[stream] = write(stream, text.toWellFormed());
+    if (text.length > cap) text = StringPrototypeSlice(text, 0, cap);
+    budget[stream] = write(stream, StringPrototypeToWellFormed(text));
   }
 
   const console = {
@@ -157,9 +415,7 @@
     warn: (...a) => emit(STDERR, a),
     error: (...a) => emit(STDERR, a),
   };
-  const hidden = (target, name, value) =>
-    defineProperty(target, name, { value, writable: true, configurable: true, enumerable: false });
-  hidden(globalThis, "console", console);
+  hidden(global, "console", console);
 
   // ---- tools -------------------------------------------------------------
 
@@ -168,50 +424,50 @@
     constructor(message, code, reason, tool) {
       super(message);
       // Raised from a host result, not from a line of the script.
-      this.stack = "";
-      this.name = "ToolError";
-      this.code = code;
-      if (reason) this.reason = reason;
-      if (tool) this.tool = tool;
+      setOwn(this, "stack", "");
+      setOwn(this, "name", "ToolError");
+      setOwn(this, "code", code);
+      if (reason) setOwn(this, "reason", reason);
+      if (tool) setOwn(this, "tool", tool);
     }
   }
 
   const pending = new Map(); // id -> { resolve, reject, name }
-  const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v);
+  const kindOf = (v) => (v === null ? "null" : ArrayIsArray(v) ? "an array" : typeof v);
 
   function callTool(name, args, extra) {
     if (typeof name !== "string") {
-      return Promise.reject(new TypeError(`invalid tool name: a tool name must be a string, got ${kindOf(name)}`));
+      return PromiseReject(new TypeError("invalid tool name: a tool name must be a string, got " + kindOf(name)));
     }
     if (extra) {
-      return Promise.reject(
-        new TypeError(`${name} takes one object argument, like ${name}({ key: value }), not positional arguments`),
+      return PromiseReject(
+        new TypeError(name + " takes one object argument, like " + name + "({ key: value }), not positional arguments"),
       );
     }
     let text;
     try {
-      text = jsonStringify(args === undefined ? {} : args);
+      text = JSONStringify(args === undefined ? { __proto__: null } : args);
     } catch (e) {
-      return Promise.reject(new TypeError(`${name}: the arguments must be JSON data (${e && e.message})`));
+      return PromiseReject(new TypeError(name + ": the arguments must be JSON data (" + toStr(e && e.message) + ")"));
     }
     if (typeof text !== "string") {
-      return Promise.reject(new TypeError(`${name} takes one object argument, like ${name}({ key: value })`));
+      return PromiseReject(new TypeError(name + " takes one object argument, like " + name + "({ key: value })"));
     }
     return started(name, text);
   }
 
   function started(name, text) {
     const id = call(name, text);
-    return new Promise((resolve, reject) => pending.set(id, { resolve, reject, name }));
+    return new Promise((resolve, reject) => MapPrototypeSet(pending, id, { resolve, reject, name }));
   }
 
   // Sends JSON text exactly as given: the host parses and checks it.
   function callRaw(name, text) {
     if (typeof name !== "string") {
-      return Promise.reject(new TypeError(`invalid tool name: a tool name must be a string, got ${kindOf(name)}`));
+      return PromiseReject(new TypeError("invalid tool name: a tool name must be a string, got " + kindOf(name)));
     }
     if (typeof text !== "string") {
-      return Promise.reject(new TypeError(`${name}: tools.callRaw takes the arguments as JSON text`));
+      return PromiseReject(new TypeError(name + ": tools.callRaw takes the arguments as JSON text"));
     }
     return started(name, text);
   }
@@ -222,23 +478,24 @@
   // something the script environment already has stays reachable through
   // tools.call only.
   function bind(name) {
-    const parts = name.split(".");
-    const last = parts.pop();
-    let target = globalThis;
-    for (const part of parts) {
-      let next = Object.prototype.hasOwnProperty.call(target, part) ? target[part] : undefined;
+    const parts = splitOn(name, ".");
+    const last = parts[parts.length - 1];
+    let target = global;
+    for (let i = 0; i < parts.length - 1; i++) {
+      const part = parts[i];
+      let next = ObjectPrototypeHasOwnProperty(target, part) ? target[part] : undefined;
       if (next === undefined) {
         next = {};
-        namespaces.add(next);
+        WeakSetPrototypeAdd(namespaces, next);
         hidden(target, part, next);
-      } else if (!namespaces.has(next)) {
+      } else if (!WeakSetPrototypeHas(namespaces, next)) {
         return;
       }
       target = next;
     }
-    if (Object.prototype.hasOwnProperty.call(target, last) && !bound.has(target[last])) return;
+    if (ObjectPrototypeHasOwnProperty(target, last) && !WeakSetPrototypeHas(bound, target[last])) return;
     const fn = { [last](...a) { return callTool(name, a[0], a.length > 1); } }[last];
-    bound.add(fn);
+    WeakSetPrototypeAdd(bound, fn);
     hidden(target, last, fn);
   }
 
@@ -248,11 +505,11 @@
     /** Calls a tool with arguments given as JSON text, passed to the host unchanged. */
     callRaw: (name, json) => callRaw(name, json),
     /** The registered tool names. */
-    list: () => [...registered],
+    list: () => copyOf(registered),
     ToolError,
   };
   let registered = [];
-  hidden(globalThis, "tools", tools);
+  hidden(global, "tools", tools);
 
   // ---- fs ----------------------------------------------------------------
   // Node's fs for the sandbox's file system: synchronous functions
@@ -262,39 +519,47 @@
   class FsError extends Error {
     constructor(message, code, syscall, path) {
       super(message);
-      this.stack = "";
-      this.name = "Error";
-      this.code = code;
-      this.syscall = syscall;
-      this.path = path;
+      setOwn(this, "stack", "");
+      setOwn(this, "name", "Error");
+      setOwn(this, "code", code);
+      setOwn(this, "syscall", syscall);
+      setOwn(this, "path", path);
     }
   }
 
-  function fsCall(syscall, request, data, asText) {
+  function fsCall(syscall, fields, data, asText) {
+    // Without a prototype: an inherited `toJSON` or `from` cannot change it.
+    const request = { __proto__: null };
+    const keys = ObjectKeys(fields);
+    for (let i = 0; i < keys.length; i++) request[keys[i]] = fields[keys[i]];
     const path = request.op === "cwd" ? "." : request.path ?? request.from;
     if (typeof path !== "string" || (request.to !== undefined && typeof request.to !== "string")) {
-      throw new TypeError(`The "path" argument must be of type string. Received ${kindOf(path)}`);
+      throw new TypeError('The "path" argument must be of type string. Received ' + kindOf(path));
     }
-    const [json, payload] = fsop(jsonStringify(request), data, asText === true);
-    const reply = jsonParse(json);
+    const result = fsop(JSONStringify(request), data, asText === true);
+    const reply = JSONParse(result[0]);
     if (reply.errno) {
       // "CODE: description (detail), 'path'" becomes Node's "…, syscall 'path'".
       const msg = reply.message;
-      const at = msg.lastIndexOf(", '");
-      const text = at < 0 ? msg : `${msg.slice(0, at)}, ${syscall} ${msg.slice(at + 2)}`;
+      const at = StringPrototypeLastIndexOf(msg, ", '");
+      const text = at < 0 ? msg : StringPrototypeSlice(msg, 0, at) + ", " + syscall + " " + StringPrototypeSlice(msg, at + 2);
       throw new FsError(text, reply.errno, syscall, path);
     }
-    return [reply, payload];
+    return [reply, result[1]];
   }
   const encodingOf = (options) =>
     typeof options === "string" ? options : options && typeof options === "object" ? options.encoding : undefined;
   const isText = (enc) => enc === "utf8" || enc === "utf-8";
   function toData(data) {
     if (typeof data === "string") return data;
-    if (data instanceof Uint8Array) return data;
-    if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    if (data instanceof ArrayBuffer) return new Uint8Array(data);
-    throw new TypeError(`The "data" argument must be a string or a Uint8Array. Received ${kindOf(data)}`);
+    if (isA(data, Uint8ArrayPrototype)) return data;
+    if (ArrayBufferIsView(data)) {
+      return TypedArrayPrototypeGetSymbolToStringTag(data) !== undefined
+        ? new Uint8Array(TypedArrayPrototypeGetBuffer(data), TypedArrayPrototypeGetByteOffset(data), TypedArrayPrototypeGetByteLength(data))
+        : new Uint8Array(DataViewPrototypeGetBuffer(data), DataViewPrototypeGetByteOffset(data), DataViewPrototypeGetByteLength(data));
+    }
+    if (isA(data, ArrayBufferPrototype)) return new Uint8Array(data);
+    throw new TypeError('The "data" argument must be a string or a Uint8Array. Received ' + kindOf(data));
   }
   function stats(st) {
     const isDir = st.kind === "dir";
@@ -310,7 +575,7 @@
   const sync = {
     readFileSync(path, options) {
       const enc = encodingOf(options);
-      if (enc !== undefined && enc !== null && !isText(enc)) throw new TypeError(`unsupported encoding ${String(enc)}; use "utf8" or none`);
+      if (enc !== undefined && enc !== null && !isText(enc)) throw new TypeError("unsupported encoding " + String(enc) + '; use "utf8" or none');
       return fsCall("open", { op: "read", path }, undefined, isText(enc))[1];
     },
     writeFileSync(path, data, options) {
@@ -326,10 +591,16 @@
     },
     readdirSync(path, options) {
       const entries = fsCall("scandir", { op: "readdir", path })[0].entries;
+      const out = [];
       if (options && options.withFileTypes) {
-        return entries.map((e) => ({ name: e.name, isFile: () => e.kind === "file", isDirectory: () => e.kind === "dir" }));
+        for (let i = 0; i < entries.length; i++) {
+          const e = entries[i];
+          ArrayPrototypePush(out, { name: e.name, isFile: () => e.kind === "file", isDirectory: () => e.kind === "dir" });
+        }
+        return out;
       }
-      return entries.map((e) => e.name);
+      for (let i = 0; i < entries.length; i++) ArrayPrototypePush(out, entries[i].name);
+      return out;
     },
     statSync(path) {
       return stats(fsCall("stat", { op: "stat", path })[0].stat);
@@ -351,12 +622,12 @@
     },
     unlinkSync(path) {
       const st = fsCall("stat", { op: "stat", path })[0].stat;
-      if (st.kind === "dir") throw new FsError(`EISDIR: is a directory, unlink '${path}'`, "EISDIR", "unlink", path);
+      if (st.kind === "dir") throw new FsError("EISDIR: is a directory, unlink '" + path + "'", "EISDIR", "unlink", path);
       fsCall("unlink", { op: "remove", path, recursive: false });
     },
     rmdirSync(path) {
       const st = fsCall("stat", { op: "stat", path })[0].stat;
-      if (st.kind !== "dir") throw new FsError(`ENOTDIR: not a directory, rmdir '${path}'`, "ENOTDIR", "rmdir", path);
+      if (st.kind !== "dir") throw new FsError("ENOTDIR: not a directory, rmdir '" + path + "'", "ENOTDIR", "rmdir", path);
       fsCall("rmdir", { op: "remove", path, recursive: false });
     },
     renameSync(from, to) {
@@ -364,15 +635,15 @@
     },
   };
   const promises = {};
-  for (const [name, fn] of Object.entries(sync)) {
+  for (const name of ObjectKeys(sync)) {
     if (name === "existsSync") continue;
-    const plain = name.slice(0, -4);
-    promises[plain] = async (...a) => fn(...a);
+    const fn = sync[name];
+    promises[StringPrototypeSlice(name, 0, -4)] = async (...a) => ReflectApply(fn, undefined, a);
   }
   const fs = { ...sync, ...promises, promises };
-  hidden(globalThis, "fs", fs);
+  hidden(global, "fs", fs);
   // The working directory of guest code (shared with the shell later).
-  hidden(globalThis, "process", {
+  hidden(global, "process", {
     cwd: () => fsCall("cwd", { op: "cwd" })[0].cwd,
     chdir: (path) => void fsCall("chdir", { op: "chdir", path }),
   });
@@ -387,11 +658,15 @@
   let s0 = 0, s1 = 0, s2 = 0, s3 = 0, seeded = false;
   function next32() {
     if (!seeded) {
-      const seed = new Uint32Array(random(16).buffer);
-      [s0, s1, s2, s3] = seed[0] | seed[1] | seed[2] | seed[3] ? seed : [1, 2, 3, 4];
+      const seed = new Uint32Array(TypedArrayPrototypeGetBuffer(random(16)));
+      if (seed[0] | seed[1] | seed[2] | seed[3]) {
+        s0 = seed[0]; s1 = seed[1]; s2 = seed[2]; s3 = seed[3];
+      } else {
+        s0 = 1; s1 = 2; s2 = 3; s3 = 4;
+      }
       seeded = true;
     }
-    const result = Math.imul(((Math.imul(s1, 5) << 7) | (Math.imul(s1, 5) >>> 25)), 9) >>> 0;
+    const result = MathImul(((MathImul(s1, 5) << 7) | (MathImul(s1, 5) >>> 25)), 9) >>> 0;
     const t = s1 << 9;
     s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t;
     s3 = (s3 << 11) | (s3 >>> 21);
@@ -402,22 +677,28 @@
   });
   const crypto = {
     getRandomValues(array) {
-      if (!ArrayBuffer.isView(array) || array instanceof Float32Array || array instanceof Float64Array || array instanceof DataView) {
+      const kind = ArrayBufferIsView(array) ? TypedArrayPrototypeGetSymbolToStringTag(array) : undefined;
+      if (kind === undefined || kind === "Float32Array" || kind === "Float64Array") {
         throw new TypeError("getRandomValues needs an integer typed array");
       }
-      if (array.byteLength > 65536) throw new RangeError("getRandomValues takes at most 65536 bytes");
-      new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(random(array.byteLength));
+      const length = TypedArrayPrototypeGetByteLength(array);
+      if (length > 65536) throw new RangeError("getRandomValues takes at most 65536 bytes");
+      const bytes = new Uint8Array(TypedArrayPrototypeGetBuffer(array), TypedArrayPrototypeGetByteOffset(array), length);
+      TypedArrayPrototypeSet(bytes, random(length));
       return array;
     },
     randomUUID() {
       const b = random(16);
       b[6] = (b[6] & 0x0f) | 0x40;
       b[8] = (b[8] & 0x3f) | 0x80;
-      const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+      const hex = [];
+      for (let i = 0; i < 16; i++) ArrayPrototypePush(hex, StringPrototypePadStart(NumberPrototypeToString(b[i], 16), 2, "0"));
+      const h = ArrayPrototypeJoin(hex, "");
+      const part = (from, to) => StringPrototypeSlice(h, from, to);
+      return part(0, 8) + "-" + part(8, 12) + "-" + part(12, 16) + "-" + part(16, 20) + "-" + part(20);
     },
   };
-  hidden(globalThis, "crypto", crypto);
+  hidden(global, "crypto", crypto);
 
   // ---- timers ------------------------------------------------------------
 
@@ -426,22 +707,22 @@
   let uncaught; // [value] of an exception thrown by a timer callback
   function schedule(fn, ms, args, repeat) {
     if (typeof fn !== "function") throw new TypeError("the callback must be a function");
-    const delay = Math.max(0, Number(ms) || 0);
+    const delay = MathMax(0, Number(ms) || 0);
     const id = ++timerSeq;
-    timers.set(id, { due: dateNow() + delay, fn, args, every: repeat ? Math.max(1, delay) : 0 });
+    MapPrototypeSet(timers, id, { due: DateNow() + delay, fn, args, every: repeat ? MathMax(1, delay) : 0 });
     return id;
   }
   // `await shell("ls | wc -l")` → { stdout, stderr, exitCode }: the shell of
   // this sandbox (same files, same tools and capabilities), run to completion.
-  hidden(globalThis, "shell", async function shell(script) {
-    if (typeof script !== "string") throw new TypeError(`shell() takes the script as a string, got ${kindOf(script)}`);
-    const [stdout, stderr, status] = shellop(script);
-    return { stdout, stderr, exitCode: Number(status) };
+  hidden(global, "shell", async function shell(script) {
+    if (typeof script !== "string") throw new TypeError("shell() takes the script as a string, got " + kindOf(script));
+    const result = shellop(script);
+    return { stdout: result[0], stderr: result[1], exitCode: Number(result[2]) };
   });
-  hidden(globalThis, "setTimeout", (fn, ms, ...args) => schedule(fn, ms, args, false));
-  hidden(globalThis, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
-  hidden(globalThis, "clearTimeout", (id) => void timers.delete(id));
-  hidden(globalThis, "clearInterval", (id) => void timers.delete(id));
+  hidden(global, "setTimeout", (fn, ms, ...args) => schedule(fn, ms, args, false));
+  hidden(global, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
+  hidden(global, "clearTimeout", (id) => void MapPrototypeDelete(timers, id));
+  hidden(global, "clearInterval", (id) => void MapPrototypeDelete(timers, id));
 
   return {
     // Called before each run: the output budget, and the tool names when they changed.
@@ -449,54 +730,59 @@
       budget = [0, n, n];
       uncaught = undefined;
       if (names) {
-        registered = names.slice();
-        for (const name of names) bind(name);
+        registered = copyOf(names);
+        for (let i = 0; i < names.length; i++) bind(names[i]);
       }
     },
     // [pending tool calls, ms until the next timer or -1]
     status() {
       if (uncaught) return [0, -1];
       let next = -1;
-      if (timers.size) {
-        const now = dateNow();
-        for (const t of timers.values()) {
-          const left = Math.max(0, t.due - now);
+      if (MapPrototypeGetSize(timers)) {
+        const now = DateNow();
+        MapPrototypeForEach(timers, (t) => {
+          const left = MathMax(0, t.due - now);
           if (next < 0 || left < next) next = left;
-        }
+        });
       }
-      return [pending.size, next];
+      return [MapPrototypeGetSize(pending), next];
     },
     runTimers() {
-      const now = dateNow();
-      const due = [...timers].filter(([, t]) => t.due <= now).sort((a, b) => a[1].due - b[1].due || a[0] - b[0]);
-      for (const [id, t] of due) {
-        if (!timers.has(id)) continue;
+      const now = DateNow();
+      const due = [];
+      MapPrototypeForEach(timers, (t, id) => {
+        if (t.due <= now) ArrayPrototypePush(due, [id, t]);
+      });
+      ArrayPrototypeSort(due, (a, b) => a[1].due - b[1].due || a[0] - b[0]);
+      for (let i = 0; i < due.length; i++) {
+        const id = due[i][0], t = due[i][1];
+        if (!MapPrototypeHas(timers, id)) continue;
         if (t.every) t.due = now + t.every;
-        else timers.delete(id);
+        else MapPrototypeDelete(timers, id);
         try {
-          t.fn(...t.args);
+          ReflectApply(t.fn, t, t.args);
         } catch (e) {
           if (!uncaught) uncaught = [e];
         }
       }
     },
     settle(id, ok, payload, code, reason) {
-      const p = pending.get(id);
+      const p = MapPrototypeGet(pending, id);
       if (!p) return;
-      pending.delete(id);
+      MapPrototypeDelete(pending, id);
       if (!ok) return p.reject(new ToolError(payload, code, reason || undefined, p.name));
       let value;
       try {
-        value = jsonParse(payload);
+        value = JSONParse(payload);
       } catch {
-        return p.reject(new ToolError(`${p.name}: the tool's result is not JSON`, "TOOL_RESULT_INVALID", undefined, p.name));
+        return p.reject(new ToolError(p.name + ": the tool's result is not JSON", "TOOL_RESULT_INVALID", undefined, p.name));
       }
       p.resolve(value);
     },
     // Calls and timers left behind end with the run.
     end() {
-      pending.clear();
-      timers.clear();
+      MapPrototypeClear(pending);
+      MapPrototypeClear(timers);
       const u = uncaught;
       uncaught = undefined;
       return u;
@@ -508,25 +794,30 @@
       let text;
       if (typeof value === "string") text = value;
       else {
-        try { text = jsonStringify(value); } catch { text = undefined; }
+        try { text = JSONStringify(value); } catch { text = undefined; }
         if (text === undefined) text = inspect(value);
       }
       emit(STDOUT, [text]);
-      return text.toWellFormed();
+      return StringPrototypeToWellFormed(text);
     },
     // [name, message, stack, printed] of an uncaught exception.
     describe(e) {
-      if (e !== null && typeof e === "object" && e instanceof Error) {
+      if (e !== null && typeof e === "object" && isA(e, ErrorPrototype)) {
         let name = "Error", message = "", stack = "";
         try { name = String(e.name); } catch {}
         try { message = String(e.message); } catch {}
-        try { stack = typeof e.stack === "string" ? e.stack : ""; } catch {}
-        const printed = `Uncaught ${errorText(e)}\n`;
-        return [name.toWellFormed(), message.toWellFormed(), stack.toWellFormed(), printed.toWellFormed()];
+        try { const s = stackOf(e); stack = typeof s === "string" ? s : ""; } catch {}
+        const printed = "Uncaught " + errorText(e) + "\n";
+        return [
+          StringPrototypeToWellFormed(name),
+          StringPrototypeToWellFormed(message),
+          StringPrototypeToWellFormed(stack),
+          StringPrototypeToWellFormed(printed),
+        ];
       }
       let shown;
       try { shown = inspect(e, 1); } catch { shown = "exception"; }
-      return ["Error", `Uncaught ${shown}`.toWellFormed(), "", `Uncaught ${shown}\n`.toWellFormed()];
+      return ["Error", StringPrototypeToWellFormed("Uncaught " + shown), "", StringPrototypeToWellFormed("Uncaught " + shown + "\n")];
     },
   };
 })

@@ -1257,13 +1257,13 @@ mod tests {
             dialect: Dialect::Grep,
             icase: false,
         };
-        let t = posix::translate(p.as_bytes(), &opts).unwrap_or_else(|_| unreachable!());
+        let t = posix::translate(p.as_bytes(), &opts).unwrap();
         let body = match anchor {
             Anchor::None => t.pattern,
             Anchor::Line => format!("^(?:{})$", t.pattern),
             Anchor::Word => format!("(?:^|[^\\w\\n])({})(?:[^\\w\\n]|$)", t.pattern),
         };
-        let re = posix::build(&format!("{}{}", posix::flags(&opts), body)).unwrap_or_else(|_| unreachable!());
+        let re = posix::build(&format!("{}{}", posix::flags(&opts), body)).unwrap();
         Matcher { re, anchor, per_line: false, empty: false, longest: None, fold: false }
     }
 

@@ -20,7 +20,7 @@
 //! (`import`, `include`, `-L`), `--stream` and colors are not available.
 
 mod funs;
-mod json;
+pub(crate) mod json;
 mod reader;
 mod val;
 
@@ -522,22 +522,15 @@ impl Iterator for Inputs<'_> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn execute(
-    ctx: &mut Ctx,
-    o: &Opts,
-    program: &str,
-    data: &[u8],
-    whole: &Val,
-    files: Vec<(usize, Option<String>)>,
-    env_obj: Val,
-    now: f64,
-    style: Style,
-) -> Outcome {
-    // compile
-    let arena = Arena::default();
+/// Parses and compiles a jq program against the builtins and the global
+/// variables `names`; the error is jq's message (status 3).
+pub(crate) fn compile<'a>(
+    arena: &'a Arena,
+    program: &'a str,
+    names: &'a [String],
+) -> Result<jaq_core::Filter<Jq>, String> {
     let loader = Loader::new(funs::defs());
-    let modules = match loader.load(&arena, File { code: program, path: () }) {
+    let modules = match loader.load(arena, File { code: program, path: () }) {
         Ok(m) => m,
         Err(errs) => {
             let mut msg = String::new();
@@ -580,19 +573,14 @@ fn execute(
                 }
             }
             msg.push_str(&format!("jq: {n} compile error{}\n", if n == 1 { "" } else { "s" }));
-            ctx.err(msg);
-            return Outcome::Status(3);
+            return Err(msg);
         }
     };
-    let mut names: Vec<String> = vec!["$ENV".into(), "$__loc__".into(), "$ARGS".into()];
-    names.extend(o.named.iter().map(|(n, _)| format!("${n}")));
-    let filter = match Compiler::default()
+    Compiler::default()
         .with_funs(funs::all_natives())
         .with_global_vars(names.iter().map(String::as_str))
         .compile(modules)
-    {
-        Ok(f) => f,
-        Err(errs) => {
+        .map_err(|errs| {
             let mut msg = String::new();
             let mut n = 0;
             for (_, list) in errs {
@@ -610,6 +598,28 @@ fn execute(
                 }
             }
             msg.push_str(&format!("jq: {n} compile error{}\n", if n == 1 { "" } else { "s" }));
+            msg
+        })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn execute(
+    ctx: &mut Ctx,
+    o: &Opts,
+    program: &str,
+    data: &[u8],
+    whole: &Val,
+    files: Vec<(usize, Option<String>)>,
+    env_obj: Val,
+    now: f64,
+    style: Style,
+) -> Outcome {
+    let mut names: Vec<String> = vec!["$ENV".into(), "$__loc__".into(), "$ARGS".into()];
+    names.extend(o.named.iter().map(|(n, _)| format!("${n}")));
+    let arena = Arena::default();
+    let filter = match compile(&arena, program, &names) {
+        Ok(f) => f,
+        Err(msg) => {
             ctx.err(msg);
             return Outcome::Status(3);
         }

@@ -38,7 +38,7 @@ mod find;
 mod fold;
 mod grep;
 mod head;
-mod jq;
+pub(crate) mod jq;
 mod js;
 mod ln;
 mod local;
