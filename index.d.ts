@@ -61,6 +61,15 @@ export interface ToolExecuteOptions {
     /** Always empty: present for AI SDK tools, which expect it. */
     messages: never[];
 }
+/** A host directory mounted into the sandbox (see {@link SandboxOptions.mounts}). */
+export interface Mount {
+    hostPath: string;
+    guestPath: string;
+    /** Default false: every write fails with EROFS. */
+    writable?: boolean;
+    /** Default false: writes to a writable mount stay in memory. */
+    writeThrough?: boolean;
+}
 /** A tool definition (see {@link tool}). */
 export interface ToolDefinition {
     /** Segments of `[A-Za-z0-9_-]` joined by `.` or `/` (`stripe.charges.create`), at most 128 bytes. */
@@ -147,6 +156,15 @@ export interface SandboxOptions {
     onToolCall?: (record: ToolCallRecord) => void;
     /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
     files?: Record<string, string | Uint8Array>;
+    /**
+     * Host directories to mount (none by default). Read-only mounts read
+     * through to the host; a `writable` mount is copied into memory when the
+     * sandbox is created and writes stay there, unless `writeThrough` sends
+     * them to the host. Links that leave a mount are refused. `guestPath` is a
+     * directory directly below `/` (read-only mounts) or inside /workspace or
+     * /tmp.
+     */
+    mounts?: Mount[];
     /**
      * Deterministic clock and randomness: the clock starts at `startTime`
      * (default 2000-01-01T00:00:00Z) and advances 1 ms per read; `Math.random`

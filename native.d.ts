@@ -21,9 +21,9 @@ export declare class NativeSandbox {
    * (the guest is compiled or loaded on first use, off this thread).
    * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
    */
-  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Now<NativeSandbox>
+  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): Now<NativeSandbox>
   /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
-  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null): Promise<NativeSandbox>
+  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): Promise<NativeSandbox>
   /** Captures the session; the error message starts with its code. */
   snapshot(): Buffer
   /** Starts the session over; the error message starts with its code. */
@@ -63,6 +63,14 @@ export interface BindingLimits {
   toolResultBytes?: number
   fsBytes?: number
   fsFiles?: number
+}
+
+/** A host directory mounted into the sandbox (`js/` validates the shape). */
+export interface BindingMount {
+  hostPath: string
+  guestPath: string
+  writable: boolean
+  writeThrough: boolean
 }
 
 /** A run's report; `failure` is set when the sandbox ended the run. */

@@ -71,6 +71,16 @@ export interface ToolExecuteOptions {
   messages: never[];
 }
 
+/** A host directory mounted into the sandbox (see {@link SandboxOptions.mounts}). */
+export interface Mount {
+  hostPath: string;
+  guestPath: string;
+  /** Default false: every write fails with EROFS. */
+  writable?: boolean;
+  /** Default false: writes to a writable mount stay in memory. */
+  writeThrough?: boolean;
+}
+
 /** A tool definition (see {@link tool}). */
 export interface ToolDefinition {
   /** Segments of `[A-Za-z0-9_-]` joined by `.` or `/` (`stripe.charges.create`), at most 128 bytes. */
@@ -149,6 +159,15 @@ export interface SandboxOptions {
   onToolCall?: (record: ToolCallRecord) => void;
   /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
   files?: Record<string, string | Uint8Array>;
+  /**
+   * Host directories to mount (none by default). Read-only mounts read
+   * through to the host; a `writable` mount is copied into memory when the
+   * sandbox is created and writes stay there, unless `writeThrough` sends
+   * them to the host. Links that leave a mount are refused. `guestPath` is a
+   * directory directly below `/` (read-only mounts) or inside /workspace or
+   * /tmp.
+   */
+  mounts?: Mount[];
   /**
    * Deterministic clock and randomness: the clock starts at `startTime`
    * (default 2000-01-01T00:00:00Z) and advances 1 ms per read; `Math.random`
@@ -477,7 +496,8 @@ interface NativeModule {
       dispatch: Dispatch | null,
       recordHook: boolean | null,
       deterministic: NativeDeterminism | null,
-    ): Promise<NativeSandbox>;
+      mounts: NativeMount[] | null,
+    ): NativeSandbox | Promise<NativeSandbox>;
     restore(
       snapshot: Uint8Array,
       limits: NativeLimits | null,
@@ -485,6 +505,7 @@ interface NativeModule {
       dispatch: Dispatch | null,
       recordHook: boolean | null,
       deterministic: NativeDeterminism | null,
+      mounts: NativeMount[] | null,
     ): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
@@ -512,6 +533,7 @@ const SANDBOX_KEYS = [
   "onToolCall",
   "files",
   "deterministic",
+  "mounts",
 ] as const;
 const RUN_KEYS = ["language", "signal", "record"] as const;
 const LANGUAGES: readonly string[] = ["javascript", "shell"];
@@ -780,6 +802,7 @@ function prepare(options: SandboxOptions): {
   dispatch: Dispatch | null;
   recordHook: boolean;
   deterministic: NativeDeterminism | null;
+  mounts: NativeMount[] | null;
   resultLimit: { value: number };
   description: Omit<DescribeInput, "limits">;
 } {
@@ -865,6 +888,7 @@ function prepare(options: SandboxOptions): {
     };
   }
   const deterministic = validateDeterminism(options.deterministic);
+  const mounts = validateMounts(options.mounts);
   const description = {
     tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
     capabilities: (capabilities ?? []) as unknown[],
@@ -877,6 +901,7 @@ function prepare(options: SandboxOptions): {
     dispatch,
     recordHook: onToolCall !== undefined,
     deterministic,
+    mounts,
     resultLimit,
     description,
   };
@@ -902,8 +927,30 @@ function validateDeterminism(value: unknown): NativeDeterminism | null {
 /** The arguments `NativeSandbox.create` and `restore` share. */
 function nativeArgs(
   p: ReturnType<typeof prepare>,
-): [NativeLimits | null, string | null, Dispatch | null, boolean, NativeDeterminism | null] {
-  return [p.limits, p.policy, p.dispatch, p.recordHook, p.deterministic];
+): [NativeLimits | null, string | null, Dispatch | null, boolean, NativeDeterminism | null, NativeMount[] | null] {
+  return [p.limits, p.policy, p.dispatch, p.recordHook, p.deterministic, p.mounts];
+}
+
+type NativeMount = { hostPath: string; guestPath: string; writable: boolean; writeThrough: boolean };
+
+/** Checks the shape of `mounts`; the native side checks the paths. */
+function validateMounts(mounts: unknown): NativeMount[] | null {
+  if (mounts === undefined) return null;
+  if (!Array.isArray(mounts)) throw new CordonError("INVALID_OPTIONS", `mounts must be an array, got ${describe(mounts)}`);
+  return mounts.map((m, i) => {
+    if (!isPlainObject(m)) throw new CordonError("INVALID_OPTIONS", `mounts[${i}] must be an object, got ${describe(m)}`);
+    checkKeys(`mounts[${i}]`, m, ["hostPath", "guestPath", "writable", "writeThrough"] as const);
+    const { hostPath, guestPath, writable = false, writeThrough = false } = m as Record<string, unknown>;
+    for (const [key, value] of [["hostPath", hostPath], ["guestPath", guestPath]] as const) {
+      if (typeof value !== "string" || value === "") {
+        throw new CordonError("INVALID_OPTIONS", `mounts[${i}].${key} must be a non-empty string, got ${describe(value)}`);
+      }
+    }
+    for (const [key, value] of [["writable", writable], ["writeThrough", writeThrough]] as const) {
+      if (typeof value !== "boolean") throw new CordonError("INVALID_OPTIONS", `mounts[${i}].${key} must be a boolean, got ${describe(value)}`);
+    }
+    return { hostPath: hostPath as string, guestPath: guestPath as string, writable: writable as boolean, writeThrough: writeThrough as boolean };
+  });
 }
 
 /** Maps a native failure (message `CODE: text`, or status `InvalidArg`) to a CordonError. */
@@ -915,7 +962,7 @@ function toCordonError(err: unknown): CordonError {
   return new CordonError(e?.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", message);
 }
 
-async function nativeCall<T>(f: () => Promise<T>): Promise<T> {
+async function nativeCall<T>(f: () => T | Promise<T>): Promise<T> {
   try {
     return await f();
   } catch (err) {

@@ -11,8 +11,8 @@ use std::{
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
-    BoxFuture, CancelFlag, Determinism, Language, Limits, RunFailure, RunReport, Sandbox, ToolCallRecord,
-    ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
+    BoxFuture, CancelFlag, Determinism, Language, Limits, MountSpec, RunFailure, RunReport, Sandbox,
+    ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
 use napi::{
     bindgen_prelude::{within_runtime_if_available, Buffer, Either, Promise, PromiseRaw, ToNapiValue},
@@ -53,6 +53,28 @@ fn to_determinism(d: Option<BindingDeterminism>) -> Result<Option<Determinism>> 
     let seed = limit("seed", Some(d.seed), 0)?;
     let start_ms = limit("startTime", Some(d.start_ms), 0)?;
     Ok(Some(Determinism { seed, start_ms }))
+}
+
+/// A host directory mounted into the sandbox (`js/` validates the shape).
+#[napi(object)]
+pub struct BindingMount {
+    pub host_path: String,
+    pub guest_path: String,
+    pub writable: bool,
+    pub write_through: bool,
+}
+
+fn to_mounts(mounts: Option<Vec<BindingMount>>) -> Vec<MountSpec> {
+    mounts
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| MountSpec {
+            host_path: m.host_path.into(),
+            guest_path: m.guest_path,
+            writable: m.writable,
+            write_through: m.write_through,
+        })
+        .collect()
 }
 
 /// One entry of a run's tool-call log.
@@ -345,12 +367,14 @@ impl NativeSandbox {
         dispatch: Option<Dispatch>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
+        mounts: Option<Vec<BindingMount>>,
     ) -> Result<Now<'env, NativeSandbox>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
+        let mounts = to_mounts(mounts);
         let build = move || {
-            Sandbox::build(limits, tools, determinism)
+            Sandbox::build_with_mounts(limits, tools, determinism, &mounts)
                 .map(|inner| NativeSandbox { inner: Arc::new(inner) })
                 .map_err(to_error)
         };
@@ -370,11 +394,13 @@ impl NativeSandbox {
         dispatch: Option<Dispatch>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
+        mounts: Option<Vec<BindingMount>>,
     ) -> Result<NativeSandbox> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
-        Sandbox::restore(&snapshot, limits, tools, determinism)
+        let mounts = to_mounts(mounts);
+        Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts)
             .await
             .map(|inner| NativeSandbox { inner: Arc::new(inner) })
             .map_err(to_error)

@@ -4,7 +4,9 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use cordon_protocol::{decode, encode, FsEntry, FsReply, FsRequest, FsStat};
-use cordon_vfs::{FileSystem, FsError, Kind, MemFs, WriteMode};
+use cordon_vfs::{FileSystem, FsError, Kind, WriteMode};
+
+use crate::mounts::Tree;
 
 fn kind(kind: Kind) -> String {
     match kind {
@@ -18,7 +20,7 @@ fn failed(err: FsError) -> FsReply {
 }
 
 /// Runs one request; returns the reply and the bytes of a read.
-pub fn handle(tree: &mut MemFs, request: FsRequest, data: &[u8]) -> (FsReply, Vec<u8>) {
+pub fn handle(tree: &mut Tree, request: FsRequest, data: &[u8]) -> (FsReply, Vec<u8>) {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
     tree.set_time(u64::try_from(now).unwrap_or(u64::MAX));
     let ok = FsReply::default;
@@ -63,7 +65,7 @@ pub fn handle(tree: &mut MemFs, request: FsRequest, data: &[u8]) -> (FsReply, Ve
 
 /// Serves an encoded request: the reply is a little-endian u32 length, the
 /// encoded [`FsReply`], then the bytes of a read.
-pub fn serve(tree: &mut MemFs, request: &[u8], data: &[u8]) -> Vec<u8> {
+pub fn serve(tree: &mut Tree, request: &[u8], data: &[u8]) -> Vec<u8> {
     let (reply, payload) = match decode::<FsRequest>(request) {
         Ok(request) => handle(tree, request, data),
         Err(e) => (

@@ -9,10 +9,8 @@ use std::{
 use cordon_protocol::abi;
 use wasmtime::{Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut, UpdateDeadline};
 
-use cordon_vfs::MemFs;
-
 use crate::{
-    cpu::CpuMeter, entropy::Entropy, error::Stop, fs, output::Captured, sandbox::CancelFlag,
+    cpu::CpuMeter, entropy::Entropy, error::Stop, fs, mounts::Tree, output::Captured, sandbox::CancelFlag,
     tools::ToolState, trace::Tracer, ErrorCode,
 };
 
@@ -27,7 +25,7 @@ pub(crate) struct HostState {
     pub(crate) entropy: Entropy,
     pub(crate) tools: ToolState,
     /// The sandbox's file system (it outlives this store).
-    pub(crate) fs: Arc<Mutex<MemFs>>,
+    pub(crate) fs: Arc<Mutex<Tree>>,
     /// A reply announced by `wait` or `fs`, copied out by `take`.
     pub(crate) taken: Option<Vec<u8>>,
     /// Record or replay of this run's nondeterministic inputs.
@@ -35,12 +33,7 @@ pub(crate) struct HostState {
 }
 
 impl HostState {
-    pub(crate) fn new(
-        memory_limit: usize,
-        tools: ToolState,
-        fs: Arc<Mutex<MemFs>>,
-        entropy: Entropy,
-    ) -> Self {
+    pub(crate) fn new(memory_limit: usize, tools: ToolState, fs: Arc<Mutex<Tree>>, entropy: Entropy) -> Self {
         Self {
             limiter: MemoryLimiter { limit: memory_limit, hit: false },
             stdout: Captured::new(0),

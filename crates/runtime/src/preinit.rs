@@ -16,13 +16,14 @@ use std::{
 };
 
 use cordon_protocol::abi;
-use cordon_vfs::{MemFs, Quotas};
+use cordon_vfs::Quotas;
 use wasmtime::{Engine, Instance, Linker, Module, Store};
 use wasmtime_wizer::{InstanceState, SnapshotVal, ValType, Wizer};
 
 use crate::{
     entropy::{Determinism, Entropy},
     host::{self, HostState},
+    mounts::Tree,
     tools::{ToolLimits, ToolState},
     wasi,
 };
@@ -50,7 +51,9 @@ pub(crate) fn preinitialize(engine: &Engine, metered: bool, wasm: &[u8]) -> wasm
     let state = HostState::new(
         INIT_MEMORY,
         ToolState::new(None, ToolLimits { timeout: Duration::ZERO, result_bytes: 0 }),
-        std::sync::Arc::new(std::sync::Mutex::new(MemFs::new(Quotas::default()))),
+        std::sync::Arc::new(std::sync::Mutex::new(
+            Tree::new(Quotas::default(), &[]).map_err(wasmtime::Error::msg)?,
+        )),
         Entropy::new(Some(fixed)),
     );
     let mut store = Store::new(engine, state);

@@ -20,6 +20,7 @@ use crate::{
     entropy::{Determinism, Entropy},
     error::Stop,
     host::{self, HostState, RunControl},
+    mounts::{MountSpec, Tree},
     output::Captured,
     ticker,
     tools::{ToolCallRecord, ToolLimits, ToolState, Tools},
@@ -133,7 +134,7 @@ pub struct Sandbox {
     /// Capability budgets: they outlive runs and instance restarts.
     budgets: Arc<Mutex<Budgets>>,
     /// The file system: it outlives runs and instance restarts.
-    fs: Arc<Mutex<MemFs>>,
+    fs: Arc<Mutex<Tree>>,
     /// Deterministic clock and randomness, when asked for.
     determinism: Option<Determinism>,
 }
@@ -185,6 +186,16 @@ impl Sandbox {
         tools: Option<Tools>,
         determinism: Option<Determinism>,
     ) -> Result<Self, RunFailure> {
+        Self::build_with_mounts(limits, tools, determinism, &[])
+    }
+
+    /// [`build`](Self::build), with host directories mounted into the tree.
+    pub fn build_with_mounts(
+        limits: Limits,
+        tools: Option<Tools>,
+        determinism: Option<Determinism>,
+        mounts: &[MountSpec],
+    ) -> Result<Self, RunFailure> {
         limits.validate()?;
         engine::shared(determinism.is_some())?;
         let budgets = match &tools {
@@ -201,7 +212,8 @@ impl Sandbox {
             file_bytes: limits.fs_bytes.min(Quotas::default().file_bytes),
             ..Quotas::default()
         };
-        let fs = Arc::new(Mutex::new(MemFs::new(quotas)));
+        let tree = Tree::new(quotas, mounts).map_err(|e| RunFailure::new(ErrorCode::InvalidOptions, e))?;
+        let fs = Arc::new(Mutex::new(tree));
         Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets, fs, determinism })
     }
 
@@ -226,8 +238,11 @@ impl Sandbox {
         }
         slot.guest = None;
         slot.lost = false;
-        let quotas = *self.fs.lock().unwrap_or_else(|e| e.into_inner()).quotas();
-        *self.fs.lock().unwrap_or_else(|e| e.into_inner()) = MemFs::new(quotas);
+        self.fs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .reset()
+            .map_err(|e| RunFailure::new(ErrorCode::InvalidOptions, e))?;
         let mut budgets = self.budgets.lock().unwrap_or_else(|e| e.into_inner());
         let zero = vec![0; budgets.used().len()];
         budgets.restore_used(&zero);
@@ -245,7 +260,7 @@ impl Sandbox {
             return Err(RunFailure::new(ErrorCode::Busy, "a run is in progress on this sandbox"));
         }
         let memory = slot.guest.as_ref().map(|g| g.memory.data(&g.store).to_vec()).unwrap_or_default();
-        let fs = self.fs.lock().unwrap_or_else(|e| e.into_inner()).export();
+        let fs = self.fs.lock().unwrap_or_else(|e| e.into_inner()).memory().export();
         let budgets = self.budgets.lock().unwrap_or_else(|e| e.into_inner()).used().to_vec();
         Ok(crate::snapshot::encode(&crate::snapshot::Parts { fs, budgets, memory }))
     }
@@ -258,14 +273,27 @@ impl Sandbox {
         tools: Option<Tools>,
         determinism: Option<Determinism>,
     ) -> Result<Self, RunFailure> {
+        Self::restore_with_mounts(bytes, limits, tools, determinism, &[]).await
+    }
+
+    /// [`restore`](Self::restore), with host directories mounted (the
+    /// snapshot holds the in-memory files, overlays included, not mounts).
+    pub async fn restore_with_mounts(
+        bytes: &[u8],
+        limits: Limits,
+        tools: Option<Tools>,
+        determinism: Option<Determinism>,
+        mounts: &[MountSpec],
+    ) -> Result<Self, RunFailure> {
         let parts = crate::snapshot::decode(bytes)?;
-        let sandbox = Self::build(limits, tools, determinism)?;
+        let sandbox = Self::build_with_mounts(limits, tools, determinism, mounts)?;
         {
-            let quotas = *sandbox.fs.lock().unwrap_or_else(|e| e.into_inner()).quotas();
+            let mut tree = sandbox.fs.lock().unwrap_or_else(|e| e.into_inner());
+            let quotas = *tree.memory().quotas();
             let fs = MemFs::import(&parts.fs, quotas).map_err(|e| {
                 RunFailure::new(ErrorCode::InvalidSnapshot, format!("the snapshot's files do not fit: {e}"))
             })?;
-            *sandbox.fs.lock().unwrap_or_else(|e| e.into_inner()) = fs;
+            tree.replace_memory(fs);
         }
         let budgets_fit = {
             let mut budgets = sandbox.budgets.lock().unwrap_or_else(|e| e.into_inner());

@@ -62,7 +62,8 @@ pub struct FsError {
 }
 
 impl FsError {
-    pub(crate) fn new(errno: Errno, path: &str) -> Self {
+    /// An error about the guest path `path` (shown cut at 200 characters).
+    pub fn new(errno: Errno, path: &str) -> Self {
         let mut shown = path.chars().take(200).collect::<String>();
         if shown.len() < path.len() {
             shown.push('…');
@@ -70,7 +71,8 @@ impl FsError {
         Self { errno, path: shown, detail: None }
     }
 
-    pub(crate) fn with(mut self, detail: impl Into<String>) -> Self {
+    /// Adds what was exceeded or expected.
+    pub fn with(mut self, detail: impl Into<String>) -> Self {
         self.detail = Some(detail.into());
         self
     }

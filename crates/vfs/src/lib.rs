@@ -15,6 +15,8 @@
 //! assert_eq!(fs.read("/workspace/../../workspace/a.txt").unwrap(), b"hi");
 //! ```
 
+#[cfg(feature = "contract")]
+pub mod contract;
 mod error;
 mod memfs;
 pub mod path;
