@@ -10,12 +10,15 @@
 //! cache directory can already run code as the user. XXH3 reads the 15 MB
 //! module in about a millisecond where SHA-256 took nine, on every process
 //! start.) Files are written to a temporary name and renamed, so concurrent
-//! processes never read half a file.
+//! processes never read half a file. A hit marks its entry as used; storing
+//! a new module removes the entries unused for two weeks (other guest builds,
+//! cordon or wasmtime versions), so the directory does not grow forever.
 
 use std::{
     fs,
     hash::{Hash, Hasher},
     path::{Path, PathBuf},
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use sha2::{Digest, Sha256};
@@ -96,6 +99,11 @@ pub fn load_or_compile(
             // replaced whole, by rename; wasmtime re-checks its own version
             // and configuration header before use.
             if let Ok(module) = unsafe { Module::deserialize_file(engine, &path) } {
+                // Marks the entry as in use, for pruning (best effort).
+                let _ = fs::File::options()
+                    .write(true)
+                    .open(sum_path(&path))
+                    .and_then(|f| f.set_modified(SystemTime::now()));
                 return Ok((module, CacheOutcome::Hit));
             }
         }
@@ -106,7 +114,33 @@ pub fn load_or_compile(
         // A cache that cannot be written only costs the next process a compile.
         let _ = store(dir, &path, &serialized);
     }
+    prune(dir, &path, SystemTime::now());
     Ok((module, outcome))
+}
+
+/// Entries unused for this long are removed when a new one is stored.
+pub const UNUSED_FOR: Duration = Duration::from_secs(14 * 24 * 3600);
+
+/// Removes the other modules of `dir` (other guest builds, wasmtime
+/// versions or settings) whose checksum file was last used before
+/// `now - UNUSED_FOR`, or that have none. A hit marks its entry as used, so
+/// builds in use on this machine stay.
+pub fn prune(dir: &Path, keep: &Path, now: SystemTime) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    let cutoff = now.checked_sub(UNUSED_FOR).unwrap_or(UNIX_EPOCH);
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.starts_with("guest-") || !name.ends_with(".cwasm") || path == keep {
+            continue;
+        }
+        let used = fs::metadata(sum_path(&path)).and_then(|m| m.modified()).unwrap_or(UNIX_EPOCH);
+        if used < cutoff {
+            let _ = fs::remove_file(sum_path(&path));
+            let _ = fs::remove_file(&path);
+        }
+    }
 }
 
 /// The checksum file beside a module: magic, length (u64 LE), XXH3-128.

@@ -131,7 +131,7 @@ pub fn new_engine() -> wasmtime::Result<Engine> {
     Engine::new(&config(false))
 }
 
-pub use crate::cache::file_name as cache_file_name;
+pub use crate::cache::{file_name as cache_file_name, prune as prune_cache, UNUSED_FOR as CACHE_UNUSED_FOR};
 
 /// Loads the pre-initialised guest compiled for `engine` (made with
 /// [`new_engine`]) from the cache in `dir`, or makes, compiles and stores it.

@@ -51,3 +51,39 @@ fn the_key_changes_with_the_guest() {
     let (_, sha) = engine::guest();
     assert_ne!(engine::cache_file_name(&engine, sha), engine::cache_file_name(&engine, "another-guest"));
 }
+
+#[test]
+fn modules_unused_for_two_weeks_are_pruned_and_used_ones_kept() {
+    let dir = temp_dir("prune");
+    std::fs::create_dir_all(&dir).unwrap();
+    let now = std::time::SystemTime::now();
+    let old = now - engine::CACHE_UNUSED_FOR - std::time::Duration::from_secs(60);
+    let recent = now - std::time::Duration::from_secs(3600);
+    let make = |name: &str, used: Option<std::time::SystemTime>| {
+        std::fs::write(dir.join(format!("{name}.cwasm")), b"module").unwrap();
+        if let Some(used) = used {
+            let sum = std::fs::File::create(dir.join(format!("{name}.sum"))).unwrap();
+            sum.set_modified(used).unwrap();
+        }
+    };
+    make("guest-old", Some(old));
+    make("guest-recent", Some(recent));
+    make("guest-nosum", None);
+    make("guest-current", Some(old));
+    std::fs::write(dir.join("unrelated.txt"), b"x").unwrap();
+    engine::prune_cache(&dir, &dir.join("guest-current.cwasm"), now);
+    let mut left: Vec<String> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "guest-current.cwasm",
+            "guest-current.sum",
+            "guest-recent.cwasm",
+            "guest-recent.sum",
+            "unrelated.txt"
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
