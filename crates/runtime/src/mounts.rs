@@ -243,9 +243,9 @@ fn inside(root: &Path, path: &Path) -> Option<PathBuf> {
     target.starts_with(root).then_some(target)
 }
 
-/// The host path of `rest` below `mount`, each component checked: `Ok(None)`
-/// when a component does not exist (only the last may be missing, for a
-/// write); `EACCES` for a link that leaves the mount.
+/// The host path of `rest` below `mount`, each component checked, and
+/// whether it exists (only the last component may be missing, for a write);
+/// `EACCES` for a link that leaves the mount.
 fn host_path(mount: &Mount, rest: &[String], shown: &str) -> Result<(PathBuf, bool), FsError> {
     let mut at = mount.root.clone();
     for (i, part) in rest.iter().enumerate() {
@@ -261,6 +261,14 @@ fn host_path(mount: &Mount, rest: &[String], shown: &str) -> Result<(PathBuf, bo
         }
     }
     Ok((at, true))
+}
+
+/// The host path of the last component of `rest`, its parents resolved as
+/// [`host_path`] does but itself not followed: a link is removed, never its
+/// target.
+fn unfollowed(mount: &Mount, rest: &[String], shown: &str) -> Result<PathBuf, FsError> {
+    let (last, parents) = rest.split_last().ok_or_else(|| FsError::new(Errno::EACCES, shown))?;
+    Ok(host_path(mount, parents, shown)?.0.join(last))
 }
 
 fn io_error(err: &std::io::Error, shown: &str) -> FsError {
@@ -473,17 +481,10 @@ impl FileSystem for Tree {
                 if rest.is_empty() {
                     return Err(FsError::new(Errno::EACCES, path).with("a mount point"));
                 }
-                let (host, exists) = host_path(mount, &rest, path)?;
-                if !exists {
+                if !host_path(mount, &rest, path)?.1 {
                     return Err(FsError::new(Errno::ENOENT, path));
                 }
-                // A link inside the mount is removed itself, never its target.
-                let link = mount.root.join(rest.join("/"));
-                let target = if fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()) {
-                    link
-                } else {
-                    host
-                };
+                let target = unfollowed(mount, &rest, path)?;
                 let meta = fs::symlink_metadata(&target).map_err(|e| io_error(&e, path))?;
                 if meta.is_dir() {
                     if recursive {

@@ -12,20 +12,5 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let n = match args.first() {
-        None => 1,
-        Some(a) => match a.parse::<u32>() {
-            Ok(n) if n >= 1 => n,
-            _ => {
-                ctx.shell_error(&format!("continue: {a}: loop count out of range"));
-                return 1;
-            }
-        },
-    };
-    if ctx.interp.loops == 0 {
-        ctx.shell_error("continue: only meaningful in a `for', `while', or `until' loop");
-        return 0;
-    }
-    ctx.interp.flow = Some(Flow::Continue(n.min(ctx.interp.loops)));
-    0
+    super::break_::loop_control(ctx, args, "continue", Flow::Continue)
 }
