@@ -117,3 +117,13 @@ export interface BindingToolCall {
   durationMs: number
   resultBytes?: number
 }
+
+/** Polls the runs that became ready on this thread. */
+export declare function drainReady(): void
+
+/**
+ * A tool's answer, from the dispatcher. Returns `true` when a run became
+ * ready here and no drain is queued yet: the caller then queues
+ * `drainReady` as a microtask.
+ */
+export declare function settleToolCall(token: number, reply: string): boolean

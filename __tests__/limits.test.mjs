@@ -158,3 +158,29 @@ test("Node's event loop keeps turning while a CPU-bound guest runs", async () =>
   assert.ok(Math.max(...ticks) < 60, `the event loop stalled for ${Math.max(...ticks).toFixed(1)} ms`);
   await sb.close();
 });
+
+test("Node's event loop keeps turning while a guest calls an instant tool in a tight loop", async () => {
+  // Replies settle in microtasks and the run goes on from a microtask too, so
+  // without the driver's turn budget 20,000 calls would hold the loop until
+  // the run ends. With it, the run yields every millisecond or so.
+  const sb = await Sandbox.create({
+    tools: { ping: { description: "answers at once", execute: async () => 1 } },
+    capabilities: [{ method: "ping" }],
+    limits: { toolCalls: 30_000, timeoutMs: 60_000 },
+  });
+  const ticks = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    ticks.push(now - last);
+    last = now;
+  }, 5);
+  const started = performance.now();
+  const r = await sb.run("let n = 0; for (let i = 0; i < 20000; i++) n += await ping({}); console.log(n)");
+  const ms = performance.now() - started;
+  clearInterval(timer);
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode, r.toolCalls.length], ["20000\n", "", 0, 20000]);
+  assert.ok(ticks.length >= Math.floor(ms / 5 / 3), `only ${ticks.length} ticks in ${ms.toFixed(0)} ms`);
+  assert.ok(Math.max(...ticks) < 60, `the event loop stalled for ${Math.max(...ticks).toFixed(1)} ms`);
+  await sb.close();
+});

@@ -485,8 +485,11 @@ interface NativeDeterminism {
   startMs: number;
 }
 
-/** Serves the native side: a message is `<kind>\n<payload>`. */
-type Dispatch = (message: string) => Promise<string>;
+/**
+ * Serves the native side: a message is `<kind>\n<payload>`; a non-zero
+ * `token` is answered through `settleToolCall`.
+ */
+type Dispatch = (message: string, token: number) => void;
 
 interface NativeModule {
   NativeSandbox: {
@@ -509,6 +512,15 @@ interface NativeModule {
     ): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
+  /** Answers a tool message; `true` asks for one `drainReady` microtask. */
+  settleToolCall(token: number, reply: string): boolean;
+  /** Continues the runs a reply made ready, on this thread. */
+  drainReady(): void;
+}
+
+/** Answers the native side; the runs that answer makes ready go on in one microtask. */
+function settle(token: number, reply: string): void {
+  if (token !== 0 && native.settleToolCall(token, reply)) queueMicrotask(native.drainReady);
 }
 
 const LIMIT_KEYS = [
@@ -850,7 +862,7 @@ function prepare(options: SandboxOptions): {
     });
     const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
     let seq = 0;
-    dispatch = async (message) => {
+    const serve = async (message: string): Promise<string> => {
       const nl = message.indexOf("\n");
       const kind = message.slice(0, nl);
       const payload = message.slice(nl + 1);
@@ -885,6 +897,12 @@ function prepare(options: SandboxOptions): {
         return `TOOL_ERROR\n${errorText(e)}`;
       }
       return encodeResult(call.tool, result, resultLimit.value);
+    };
+    dispatch = (message, token) => {
+      serve(message).then(
+        (reply) => settle(token, reply),
+        (e: unknown) => settle(token, `TOOL_ERROR\n${errorText(e)}`),
+      );
     };
   }
   const deterministic = validateDeterminism(options.deterministic);

@@ -1,6 +1,6 @@
 //! The host↔guest protocol: arbitrary bytes decoded as each message type
-//! either fail with a typed error or decode to a value that encodes and
-//! decodes back to itself.
+//! (JSON, and the tool events' wire form) either fail with a typed error or
+//! decode to a value that encodes and decodes back to itself.
 #![no_main]
 use cordon_protocol::{decode, encode, FsReply, FsRequest, RunOutcome, RunRequest, ToolEvent, ToolResult};
 use libfuzzer_sys::fuzz_target;
@@ -26,4 +26,8 @@ fuzz_target!(|data: &[u8]| {
     round_trip::<ToolResult>(data);
     round_trip::<FsRequest>(data);
     round_trip::<FsReply>(data);
+    // Tool events cross in their own wire form.
+    if let Ok(event) = ToolEvent::from_wire(data) {
+        assert_eq!(ToolEvent::from_wire(&event.to_wire()).expect("a wire event reads back"), event);
+    }
 });

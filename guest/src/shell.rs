@@ -188,7 +188,7 @@ impl System for GuestSystem {
         loop {
             match host::wait_host(-1) {
                 Waited::Event(bytes) => {
-                    let Ok(event) = decode::<ToolEvent>(&bytes) else { continue };
+                    let Ok(event) = ToolEvent::from_wire(&bytes) else { continue };
                     if i64::from(event.id) != i64::from(id) {
                         // A call JavaScript started before `await shell(…)`.
                         host::stash(bytes);

@@ -3,28 +3,27 @@
 //! validation, `CordonError`, the run queue) is TypeScript in `js/`; behaviour
 //! lives in `cordon-runtime`.
 
-use std::{
-    future::Future,
-    sync::Arc,
-    task::{Context, Poll, Waker},
-};
+pub mod driver;
+
+use std::sync::Arc;
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
     BoxFuture, CancelFlag, Determinism, Language, Limits, MountSpec, RunFailure, RunReport, Sandbox,
     ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
+use driver::{DispatchArgs, Dispatcher, Message, Now};
 use napi::{
-    bindgen_prelude::{within_runtime_if_available, Buffer, Either, Promise, PromiseRaw, ToNapiValue},
-    threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
+    bindgen_prelude::{Buffer, Either, Function, PromiseRaw},
     Env, Error, Result, Status,
 };
 use napi_derive::napi;
 
-/// `(message) => Promise<string>`: the JavaScript side of tool calls
+/// `(message, token) => void`: the JavaScript side of tool calls
 /// (`js/index.ts`). A message is `<kind>\n<payload>`, kind `call`,
-/// `approve` or `record`.
-type Dispatch = ThreadsafeFunction<String, Promise<String>, String, Status, false, true>;
+/// `approve` or `record`; a non-zero token is answered through
+/// `settleToolCall`.
+type Dispatch<'env> = Function<'env, DispatchArgs, ()>;
 
 /// Limits as JavaScript numbers; `js/` validates them first, this checks again.
 #[napi(object)]
@@ -210,33 +209,19 @@ fn to_binding_call(r: ToolCallRecord) -> BindingToolCall {
     }
 }
 
-/// Tool calls served by JavaScript through one threadsafe function.
+/// Tool calls served by JavaScript (see `driver`).
 struct NodeTools {
-    dispatch: Dispatch,
+    dispatcher: Arc<Dispatcher>,
     record_hook: bool,
 }
 
 impl NodeTools {
-    /// Calls the dispatcher now (not when the future is first polled), so
+    /// Sends at once (not when the returned future is first polled), so
     /// tools run while the guest goes on.
     fn send(&self, kind: &str, payload: String) -> BoxFuture<Option<String>> {
-        let (tx, rx) = tokio::sync::oneshot::channel::<Promise<String>>();
-        let status = self.dispatch.call_with_return_value(
-            format!("{kind}\n{payload}"),
-            ThreadsafeFunctionCallMode::NonBlocking,
-            move |ret: Result<Promise<String>>, _env| {
-                if let Ok(promise) = ret {
-                    let _ = tx.send(promise);
-                }
-                Ok(())
-            },
-        );
-        Box::pin(async move {
-            if status != Status::Ok {
-                return None;
-            }
-            rx.await.ok()?.await.ok()
-        })
+        let (tx, rx) = tokio::sync::oneshot::channel::<String>();
+        self.dispatcher.send(Message { text: format!("{kind}\n{payload}"), reply: Some(tx) });
+        Box::pin(async move { rx.await.ok() })
     }
 }
 
@@ -272,8 +257,7 @@ impl ToolHost for NodeTools {
     fn record(&self, record: &ToolCallRecord) {
         if self.record_hook {
             if let Ok(json) = serde_json::to_string(record) {
-                let _ =
-                    self.dispatch.call(format!("record\n{json}"), ThreadsafeFunctionCallMode::NonBlocking);
+                self.dispatcher.send(Message { text: format!("record\n{json}"), reply: None });
             }
         }
     }
@@ -293,7 +277,7 @@ fn to_error(failure: RunFailure) -> Error {
 
 fn to_tools(
     policy: Option<String>,
-    dispatch: Option<Dispatch>,
+    dispatch: Option<Dispatch<'_>>,
     record_hook: Option<bool>,
 ) -> Result<Option<Tools>> {
     let (Some(policy), Some(dispatch)) = (policy, dispatch) else {
@@ -304,7 +288,10 @@ fn to_tools(
     let policy = Policy::compile(spec).map_err(|e| invalid(e.message))?;
     Ok(Some(Tools {
         policy: Arc::new(policy),
-        host: Arc::new(NodeTools { dispatch, record_hook: record_hook.unwrap_or(false) }),
+        host: Arc::new(NodeTools {
+            dispatcher: Arc::new(Dispatcher::new(&dispatch)?),
+            record_hook: record_hook.unwrap_or(false),
+        }),
     }))
 }
 
@@ -333,27 +320,6 @@ pub struct NativeSandbox {
     inner: Arc<Sandbox>,
 }
 
-/// A value now, or a Promise of it.
-type Now<'env, T> = Either<T, PromiseRaw<'env, T>>;
-
-/// Polls `future` once on the JavaScript thread. Most runs finish within this
-/// first slice (it lasts at most one epoch tick: the guest yields at the
-/// next one), and return without crossing threads; the rest go on on the
-/// runtime's threads and resolve a Promise. The first poll of the spawned
-/// task registers its own waker, so nothing signalled in between is lost.
-fn now_or_later<'env, T, F>(env: &'env Env, future: F) -> Result<Now<'env, T>>
-where
-    T: 'static + Send + ToNapiValue,
-    F: 'static + Send + Future<Output = Result<T>>,
-{
-    let mut future = Box::pin(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    match within_runtime_if_available(|| future.as_mut().poll(&mut cx)) {
-        Poll::Ready(value) => value.map(Either::A),
-        Poll::Pending => env.spawn_future(future).map(Either::B),
-    }
-}
-
 #[napi]
 impl NativeSandbox {
     /// Creates a sandbox: at once when the guest is ready, else a Promise
@@ -364,7 +330,7 @@ impl NativeSandbox {
         env: &'env Env,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        dispatch: Option<Dispatch>,
+        dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
@@ -386,24 +352,28 @@ impl NativeSandbox {
     }
 
     /// Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`.
-    #[napi(factory)]
-    pub async fn restore(
+    #[napi(ts_return_type = "Promise<NativeSandbox>")]
+    #[allow(clippy::too_many_arguments)]
+    pub fn restore<'env>(
+        env: &'env Env,
         snapshot: Buffer,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        dispatch: Option<Dispatch>,
+        dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
-    ) -> Result<NativeSandbox> {
+    ) -> Result<PromiseRaw<'env, NativeSandbox>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
         let mounts = to_mounts(mounts);
-        Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts)
-            .await
-            .map(|inner| NativeSandbox { inner: Arc::new(inner) })
-            .map_err(to_error)
+        env.spawn_future(async move {
+            Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts)
+                .await
+                .map(|inner| NativeSandbox { inner: Arc::new(inner) })
+                .map_err(to_error)
+        })
     }
 
     /// Captures the session; the error message starts with its code.
@@ -452,7 +422,7 @@ impl NativeSandbox {
         };
         let sandbox = Arc::clone(&self.inner);
         let cancel = cancel.flag.clone();
-        now_or_later(env, async move {
+        driver::start(env, async move {
             Ok(match sandbox.run_traced(&code, language, cancel, mode).await {
                 Ok(report) => from_report(report, None),
                 Err(failure) => from_failure(failure),

@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -29,7 +29,8 @@ pub mod abi {
     pub const IMPORT_TOOL_CALL: &str = "tool_call";
     /// Host import `wait(timeout_ms: i64) -> i32` (asynchronous on the host):
     /// wait for the next [`ToolEvent`](crate::ToolEvent), at most `timeout_ms`
-    /// (-1: no timeout). Returns the encoded event's length (read it with
+    /// (-1: no timeout). Returns the length of the event's wire form
+    /// ([`ToolEvent::to_wire`](crate::ToolEvent::to_wire); read it with
     /// `take`), 0 when the timeout passed, or -1 when no call is pending and
     /// there is no timeout.
     pub const IMPORT_WAIT: &str = "wait";
@@ -129,6 +130,82 @@ pub struct ToolEvent {
     /// The id `tool_call` returned.
     pub id: u32,
     pub result: ToolResult,
+}
+
+/// Tag bytes of the tool-event wire form.
+const EVENT_OK: u8 = 0;
+const EVENT_ERROR: u8 = 1;
+const EVENT_ERROR_WITH_REASON: u8 = 2;
+
+impl ToolEvent {
+    /// The wire form of an event, which crosses once per tool call and so
+    /// skips JSON: a tag byte, the id (u32 LE), then for a result its JSON
+    /// text as it is, or for an error each of code, reason (when present)
+    /// and message as a u32 LE length and UTF-8 bytes.
+    pub fn to_wire(&self) -> Vec<u8> {
+        fn field(out: &mut Vec<u8>, text: &str) {
+            // Lengths above u32 cannot occur: the guest's memory is 32-bit.
+            out.extend_from_slice(&u32::try_from(text.len()).unwrap_or(u32::MAX).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        let mut out = Vec::with_capacity(16);
+        match &self.result {
+            ToolResult::Ok { json } => {
+                out.push(EVENT_OK);
+                out.extend_from_slice(&self.id.to_le_bytes());
+                out.extend_from_slice(json.as_bytes());
+            }
+            ToolResult::Error { code, reason, message } => {
+                out.push(if reason.is_some() { EVENT_ERROR_WITH_REASON } else { EVENT_ERROR });
+                out.extend_from_slice(&self.id.to_le_bytes());
+                field(&mut out, code);
+                if let Some(reason) = reason {
+                    field(&mut out, reason);
+                }
+                field(&mut out, message);
+            }
+        }
+        out
+    }
+
+    /// Reads the wire form written by [`ToolEvent::to_wire`]; anything else
+    /// is an error, never a panic.
+    pub fn from_wire(bytes: &[u8]) -> Result<Self, CodecError> {
+        fn err(why: &'static str) -> CodecError {
+            CodecError(CodecErrorKind::Event(why))
+        }
+        fn text(bytes: &[u8]) -> Result<String, CodecError> {
+            String::from_utf8(bytes.to_vec()).map_err(|_| err("text is not UTF-8"))
+        }
+        fn field<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], CodecError> {
+            let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(|| err("truncated length"))?;
+            let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| err("length too large"))?;
+            if tail.len() < len {
+                return Err(err("truncated field"));
+            }
+            let (value, tail) = tail.split_at(len);
+            *rest = tail;
+            Ok(value)
+        }
+        let (&tag, rest) = bytes.split_first().ok_or_else(|| err("empty"))?;
+        let (id, mut rest) = rest.split_first_chunk::<4>().ok_or_else(|| err("truncated id"))?;
+        let id = u32::from_le_bytes(*id);
+        let result = match tag {
+            EVENT_OK => ToolResult::Ok { json: text(rest)? },
+            EVENT_ERROR | EVENT_ERROR_WITH_REASON => {
+                let code = text(field(&mut rest)?)?;
+                let reason =
+                    if tag == EVENT_ERROR_WITH_REASON { Some(text(field(&mut rest)?)?) } else { None };
+                let message = text(field(&mut rest)?)?;
+                if !rest.is_empty() {
+                    return Err(err("trailing bytes"));
+                }
+                ToolResult::Error { code, reason, message }
+            }
+            _ => return Err(err("unknown tag")),
+        };
+        Ok(ToolEvent { id, result })
+    }
 }
 
 /// The result of a tool call, as data.
@@ -235,11 +312,20 @@ pub struct FsReply {
 
 /// A message that failed to encode or decode.
 #[derive(Debug)]
-pub struct CodecError(serde_json::Error);
+pub struct CodecError(CodecErrorKind);
+
+#[derive(Debug)]
+enum CodecErrorKind {
+    Json(serde_json::Error),
+    Event(&'static str),
+}
 
 impl std::fmt::Display for CodecError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "malformed protocol message: {}", self.0)
+        match &self.0 {
+            CodecErrorKind::Json(e) => write!(f, "malformed protocol message: {e}"),
+            CodecErrorKind::Event(why) => write!(f, "malformed tool event: {why}"),
+        }
     }
 }
 
@@ -247,10 +333,61 @@ impl std::error::Error for CodecError {}
 
 /// Encodes a message. The codec is JSON; this is the only place that knows.
 pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, CodecError> {
-    serde_json::to_vec(msg).map_err(CodecError)
+    serde_json::to_vec(msg).map_err(|e| CodecError(CodecErrorKind::Json(e)))
 }
 
 /// Decodes a message encoded by [`encode`].
 pub fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, CodecError> {
-    serde_json::from_slice(bytes).map_err(CodecError)
+    serde_json::from_slice(bytes).map_err(|e| CodecError(CodecErrorKind::Json(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_events_cross_in_their_wire_form_and_back() {
+        let events = [
+            ToolEvent { id: 0, result: ToolResult::Ok { json: String::new() } },
+            ToolEvent { id: 7, result: ToolResult::Ok { json: r#"{"a":"é\n"}"#.into() } },
+            ToolEvent {
+                id: u32::MAX,
+                result: ToolResult::Error {
+                    code: "DENIED".into(),
+                    reason: Some("budget".into()),
+                    message: "no".into(),
+                },
+            },
+            ToolEvent {
+                id: 3,
+                result: ToolResult::Error { code: "TOOL_ERROR".into(), reason: None, message: String::new() },
+            },
+        ];
+        for event in events {
+            let wire = event.to_wire();
+            assert_eq!(ToolEvent::from_wire(&wire).unwrap(), event);
+            // Every shorter prefix of an error is refused, and so is a tail.
+            if let ToolResult::Error { .. } = event.result {
+                for cut in 0..wire.len() {
+                    assert!(ToolEvent::from_wire(&wire[..cut]).is_err(), "prefix {cut} accepted");
+                }
+                let mut longer = wire.clone();
+                longer.push(b'x');
+                assert!(ToolEvent::from_wire(&longer).is_err());
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_wire_events_are_errors() {
+        for bytes in [&b""[..], b"\x00\x01\x00", b"\x09\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\xff"] {
+            let err = ToolEvent::from_wire(bytes).unwrap_err();
+            assert!(err.to_string().starts_with("malformed tool event: "), "{err}");
+        }
+        let huge = [1u8, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
+        assert_eq!(
+            ToolEvent::from_wire(&huge).unwrap_err().to_string(),
+            "malformed tool event: truncated field"
+        );
+    }
 }

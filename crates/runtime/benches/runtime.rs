@@ -89,6 +89,14 @@ fn main() {
         );
         assert_eq!(r.stdout, "100\n");
     });
+    bench(&filter, "tool call: 100 concurrent add() per call", 30, 1, || {
+        let r = run(
+            &tools,
+            "const r = await Promise.all(Array.from({ length: 100 }, (_, i) => add({ a: i, b: 1 }))); \
+             console.log(r.reduce((x, y) => x + y, 0))",
+        );
+        assert_eq!(r.stdout, "5050\n");
+    });
 
     let policy = add_tools().policy;
     let mut budgets = Budgets::new(&policy);

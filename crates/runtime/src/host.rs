@@ -2,6 +2,7 @@
 //! consults (memory, epoch deadlines) and the `cordon` imports.
 
 use std::{
+    pin::Pin,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -66,6 +67,9 @@ impl HostState {
 /// What the epoch callback checks while a run is in progress.
 pub(crate) struct RunControl {
     pub(crate) deadline: Instant,
+    /// Fires at `deadline` while the guest waits; one timer for the whole
+    /// run, not one per wait.
+    pub(crate) deadline_timer: Pin<Box<tokio::time::Sleep>>,
     pub(crate) cpu_limit_ns: u64,
     pub(crate) meter: Arc<CpuMeter>,
     pub(crate) cancel: CancelFlag,
@@ -247,7 +251,7 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
             Some(None) => return Ok(0),
             None => return Ok(-1),
         };
-        let bytes = cordon_protocol::encode(&event)?;
+        let bytes = event.to_wire();
         let len = i32::try_from(bytes.len())?;
         state.taken = Some(bytes);
         return Ok(len);
@@ -256,23 +260,23 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
         Some(event) => Some(event),
         None if !state.tools.has_pending() && timeout_ms < 0 => return Ok(-1),
         None => {
-            let (deadline, cancel) = match &state.run {
-                Some(run) => (run.deadline, run.cancel.clone()),
-                None => return Err(wasmtime::Error::msg("wait outside a run")),
+            let HostState { run, tools, .. } = state;
+            let Some(run) = run else {
+                return Err(wasmtime::Error::msg("wait outside a run"));
             };
-            let has_pending = state.tools.has_pending();
+            let has_pending = tools.has_pending();
             let timer = Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0));
             tokio::select! {
-                event = state.tools.next_completed(), if has_pending => event,
+                event = tools.next_completed(), if has_pending => event,
                 () = tokio::time::sleep(timer), if timeout_ms >= 0 => None,
-                () = tokio::time::sleep_until(deadline.into()) => return Err(Stop(ErrorCode::Timeout).into()),
-                () = cancel.cancelled() => return Err(Stop(ErrorCode::Cancelled).into()),
+                () = run.deadline_timer.as_mut() => return Err(Stop(ErrorCode::Timeout).into()),
+                () = run.cancel.cancelled() => return Err(Stop(ErrorCode::Cancelled).into()),
             }
         }
     };
     state.tracer.record_wait(event.as_ref());
     let Some(event) = event else { return Ok(0) };
-    let bytes = cordon_protocol::encode(&event)?;
+    let bytes = event.to_wire();
     let len = i32::try_from(bytes.len())?;
     state.taken = Some(bytes);
     Ok(len)

@@ -26,6 +26,7 @@ mod host;
 mod limits;
 mod mounts;
 mod output;
+mod pending;
 mod preinit;
 mod sandbox;
 mod snapshot;

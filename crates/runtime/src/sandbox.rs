@@ -577,8 +577,10 @@ impl Sandbox {
             guest.store.set_fuel(self.limits.cpu_ms.saturating_mul(engine::FUEL_PER_CPU_MS))?;
         }
         let state = guest.store.data_mut();
+        let deadline = started + Duration::from_millis(self.limits.timeout_ms);
         state.run = Some(RunControl {
-            deadline: started + Duration::from_millis(self.limits.timeout_ms),
+            deadline,
+            deadline_timer: Box::pin(tokio::time::sleep_until(deadline.into())),
             cpu_limit_ns: if metered { u64::MAX } else { self.limits.cpu_ms.saturating_mul(1_000_000) },
             meter: Arc::clone(meter),
             cancel: cancel.clone(),

@@ -13,8 +13,9 @@ use std::{
 
 use cordon_policy::{parse_arguments, ArgLimits, Budgets, Decision, Policy};
 use cordon_protocol::{ToolEvent, ToolResult};
-use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde::Serialize;
+
+use crate::pending::Pending;
 
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -101,7 +102,7 @@ pub(crate) struct ToolState {
     context: Option<Context>,
     next_id: u32,
     ready: VecDeque<ToolEvent>,
-    pending: FuturesUnordered<BoxFuture<Completion>>,
+    pending: Pending<Completion>,
     /// The audit log: each record, when its call started, and whether it ended.
     records: Vec<(ToolCallRecord, Instant, bool)>,
 }
@@ -127,7 +128,7 @@ impl ToolState {
             context: tools.map(|(tools, budgets)| Context { tools, budgets, limits }),
             next_id: 0,
             ready: VecDeque::new(),
-            pending: FuturesUnordered::new(),
+            pending: Pending::default(),
             records: Vec::new(),
         }
     }
@@ -171,7 +172,7 @@ impl ToolState {
     /// nowhere) and the audit log is handed over.
     pub(crate) fn end_run(&mut self) -> Vec<ToolCallRecord> {
         self.ready.clear();
-        self.pending = FuturesUnordered::new();
+        self.pending = Pending::default();
         self.records
             .drain(..)
             .map(|(mut record, _, done)| {

@@ -7,7 +7,7 @@
 
 use std::cell::RefCell;
 
-use cordon_protocol::{decode, RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
+use cordon_protocol::{RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 use rquickjs::{
     promise::PromiseState, qjs, Context, Ctx, FromJs, Function, Object, Persistent, Promise, Runtime, Value,
 };
@@ -24,6 +24,9 @@ struct Engine {
     context: Context,
     /// The helpers object the prelude returns.
     helpers: Persistent<Object<'static>>,
+    /// The two helpers called on every turn of the run loop.
+    next_timer: Persistent<Function<'static>>,
+    settle: Persistent<Function<'static>>,
     /// Tool names whose bindings are installed.
     tools: Vec<String>,
 }
@@ -64,9 +67,14 @@ fn new_engine() -> Result<Engine, String> {
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
         let helpers: Object =
             install.call((write, call, fs, random, shell)).map_err(|e| format!("prelude: {e}"))?;
-        Ok(Persistent::save(&ctx, helpers))
+        let hot = |name: &str| -> Result<Persistent<Function<'static>>, String> {
+            let f: Function = helpers.get(name).map_err(|e| format!("prelude: {name}: {e}"))?;
+            Ok(Persistent::save(&ctx, f))
+        };
+        Ok((hot("nextTimer")?, hot("settle")?, Persistent::save(&ctx, helpers)))
     })?;
-    Ok(Engine { runtime, context, helpers, tools: Vec::new() })
+    let (next_timer, settle, helpers) = helpers;
+    Ok(Engine { runtime, context, helpers, next_timer, settle, tools: Vec::new() })
 }
 
 /// The native half of `fs`: `(requestJson, data?, asText) -> [replyJson, payload]`.
@@ -196,28 +204,27 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
 fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), RunOutcome> {
     loop {
         while let Ok(true) | Err(_) = engine.runtime.execute_pending_job() {}
-        // (pending tool calls, ms until the next timer or -1)
-        let (settled, pending, next_timer) = engine.context.with(|ctx| -> Result<_, RunOutcome> {
-            let helpers = restore(&ctx, &engine.helpers)?;
+        // Ms until the next timer, -1 without timers, -2 once a timer threw;
+        // `None` once the script's promise settled.
+        let next_timer = engine.context.with(|ctx| -> Result<_, RunOutcome> {
             let promise = promise.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
-            let settled = !matches!(promise.state(), PromiseState::Pending);
-            let status: Function = helper(&helpers, "status")?;
-            let status: Vec<f64> = status.call(()).map_err(|e| internal_error(e.to_string()))?;
-            match status.as_slice() {
-                [pending, next] => Ok((settled, *pending, *next)),
-                _ => Err(internal_error("malformed status".into())),
+            if !matches!(promise.state(), PromiseState::Pending) {
+                return Ok(None);
             }
+            let next_timer =
+                engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
+            next_timer.call::<_, f64>(()).map(Some).map_err(|e| internal_error(e.to_string()))
         })?;
-        if settled {
-            return Ok(());
-        }
+        let Some(next_timer) = next_timer else { return Ok(()) };
         if next_timer == 0.0 {
             fire_timers(engine)?;
             continue;
         }
-        if pending == 0.0 && next_timer < 0.0 {
+        if next_timer <= -2.0 {
             return Ok(());
         }
+        // Without a timer, the host answers "idle" when no call is pending:
+        // then nothing can settle the script's promise any more.
         let timeout = if next_timer < 0.0 { -1 } else { next_timer.ceil() as i64 };
         match host::wait(timeout) {
             Waited::Event(bytes) => deliver(engine, &bytes)?,
@@ -236,10 +243,9 @@ fn fire_timers(engine: &Engine) -> Result<(), RunOutcome> {
 }
 
 fn deliver(engine: &Engine, bytes: &[u8]) -> Result<(), RunOutcome> {
-    let event: ToolEvent = decode(bytes).map_err(|e| internal_error(e.to_string()))?;
+    let event = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
     engine.context.with(|ctx| {
-        let helpers = restore(&ctx, &engine.helpers)?;
-        let settle: Function = helper(&helpers, "settle")?;
+        let settle = engine.settle.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
         let result = match event.result {
             ToolResult::Ok { json } => settle.call::<_, ()>((event.id, true, json, (), ())),
             ToolResult::Error { code, reason, message } => {

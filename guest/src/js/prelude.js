@@ -734,18 +734,18 @@
         for (let i = 0; i < names.length; i++) bind(names[i]);
       }
     },
-    // [pending tool calls, ms until the next timer or -1]
-    status() {
-      if (uncaught) return [0, -1];
+    // Ms until the next timer, -1 without timers, -2 once a timer threw (the
+    // run then stops waiting). Pending calls are the host's to count.
+    nextTimer() {
+      if (uncaught) return -2;
+      if (!MapPrototypeGetSize(timers)) return -1;
       let next = -1;
-      if (MapPrototypeGetSize(timers)) {
-        const now = DateNow();
-        MapPrototypeForEach(timers, (t) => {
-          const left = MathMax(0, t.due - now);
-          if (next < 0 || left < next) next = left;
-        });
-      }
-      return [MapPrototypeGetSize(pending), next];
+      const now = DateNow();
+      MapPrototypeForEach(timers, (t) => {
+        const left = MathMax(0, t.due - now);
+        if (next < 0 || left < next) next = left;
+      });
+      return next;
     },
     runTimers() {
       const now = DateNow();

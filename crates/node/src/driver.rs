@@ -1,0 +1,436 @@
+//! Where a run's future is polled, and how tool calls reach JavaScript.
+//!
+//! A run starts on the JavaScript thread (its first slice, inside `run()`).
+//! After that, whoever wakes it decides where it goes on:
+//! - A tool's reply arrives on the JavaScript thread (`settleToolCall`). The
+//!   run is queued on that thread and polled from a microtask
+//!   (`drainReady`), so a call costs no thread switch at all, and the replies
+//!   of a `Promise.all` that settle together are taken in one poll.
+//! - A wake anywhere else (a timer, a cancel), or during the run's own poll
+//!   (the guest yields at an epoch tick because it is computing), sends the
+//!   next poll to the runtime's thread pool.
+//!
+//! The JavaScript thread never runs a run for more than one turn budget per
+//! turn of its event loop: past it, ready runs go on in the pool, and a
+//! flood of instantly-answering tools cannot starve the loop's timers.
+//!
+//! Tool messages made while a run is polled on the JavaScript thread are
+//! collected and handed to the dispatcher directly once the poll returns
+//! (never from inside it: the guest's stack is a wasmtime fiber, where V8
+//! must not run). Messages made in the pool go through a threadsafe
+//! function. Replies come back by token through `settleToolCall`.
+
+use std::{
+    cell::RefCell,
+    collections::{HashMap, VecDeque},
+    future::Future,
+    pin::Pin,
+    sync::{
+        atomic::{AtomicU8, Ordering},
+        Arc, Mutex,
+    },
+    task::{Context, Poll, Wake, Waker},
+    time::{Duration, Instant},
+};
+
+use napi::{
+    bindgen_prelude::{
+        spawn, within_runtime_if_available, FnArgs, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
+    },
+    threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
+    Env, Result, Status,
+};
+use napi_derive::napi;
+
+/// How long runs may go on on the JavaScript thread within one turn of its
+/// event loop (the same bound as a guest's slice: one epoch tick).
+const TURN_BUDGET: Duration = Duration::from_millis(1);
+
+/// `(message, token)`: the JavaScript dispatcher; it answers a non-zero
+/// token through [`settle_tool_call`].
+pub(crate) type DispatchArgs = FnArgs<(String, f64)>;
+type Queued = ThreadsafeFunction<Message, (), DispatchArgs, Status, false, true>;
+
+/// A message to the dispatcher, with where its reply goes.
+pub(crate) struct Message {
+    pub(crate) text: String,
+    pub(crate) reply: Option<tokio::sync::oneshot::Sender<String>>,
+}
+
+/// One sandbox's JavaScript dispatcher, reachable from any thread.
+pub(crate) struct Dispatcher {
+    direct: FunctionRef<DispatchArgs, ()>,
+    queued: Queued,
+}
+
+impl Dispatcher {
+    pub(crate) fn new(function: &napi::bindgen_prelude::Function<'_, DispatchArgs, ()>) -> Result<Self> {
+        let queued = function
+            .build_threadsafe_function::<Message>()
+            .callee_handled::<false>()
+            .weak::<true>()
+            .build_callback(|ctx| Ok(FnArgs::from((ctx.value.text, register(ctx.value.reply)))))?;
+        Ok(Self { direct: function.create_ref()?, queued })
+    }
+
+    /// Sends a message: after the poll in progress when that poll is on the
+    /// JavaScript thread, else through the threadsafe function.
+    pub(crate) fn send(self: &Arc<Self>, message: Message) {
+        let message = JS
+            .try_with(|js| {
+                let mut js = js.try_borrow_mut().ok()?;
+                match js.outbox.as_mut() {
+                    Some(outbox) => {
+                        outbox.push((Arc::clone(self), message));
+                        None
+                    }
+                    None => Some(message),
+                }
+            })
+            .ok()
+            .flatten();
+        if let Some(message) = message {
+            // A refused call drops the reply's sender: the call fails as
+            // "could not be reached".
+            let _ = self.queued.call(message, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// What this thread knows; only the JavaScript thread ever sets any of it.
+#[derive(Default)]
+struct JsThread {
+    /// Above zero while inside a call from JavaScript that drains `ready`.
+    depth: u32,
+    /// Runs woken here, to be polled here.
+    ready: VecDeque<Arc<dyn Runnable>>,
+    /// Whether a microtask will drain `ready`.
+    drain_queued: bool,
+    /// Messages of the poll in progress on this thread.
+    outbox: Option<Vec<(Arc<Dispatcher>, Message)>>,
+    /// Reply senders by token; tokens are never reused.
+    replies: HashMap<u64, tokio::sync::oneshot::Sender<String>>,
+    next_token: u64,
+    /// Size of `replies` at which abandoned senders are swept.
+    sweep_at: usize,
+    /// The event loop's time at the turn's first poll here, and when that was.
+    turn: Option<(u64, Instant)>,
+}
+
+thread_local! {
+    static JS: RefCell<JsThread> = RefCell::new(JsThread::default());
+}
+
+/// Keeps a reply sender for JavaScript; 0 stands for "no reply".
+fn register(reply: Option<tokio::sync::oneshot::Sender<String>>) -> f64 {
+    let Some(reply) = reply else { return 0.0 };
+    JS.with(|js| {
+        let mut js = js.borrow_mut();
+        if js.replies.len() >= js.sweep_at {
+            // Senders whose run ended (a tool that never answered) go.
+            js.replies.retain(|_, sender| !sender.is_closed());
+            js.sweep_at = (js.replies.len() * 2).max(64);
+        }
+        js.next_token += 1;
+        let token = js.next_token;
+        js.replies.insert(token, reply);
+        token as f64
+    })
+}
+
+/// Marks a call from JavaScript during which wakes queue runs on this thread.
+struct Scope;
+
+impl Scope {
+    fn enter() -> Self {
+        JS.with(|js| js.borrow_mut().depth += 1);
+        Scope
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        let _ = JS.try_with(|js| js.borrow_mut().depth -= 1);
+    }
+}
+
+/// A tool's answer, from the dispatcher. Returns `true` when a run became
+/// ready here and no drain is queued yet: the caller then queues
+/// `drainReady` as a microtask.
+#[napi]
+pub fn settle_tool_call(token: f64, reply: String) -> bool {
+    let sender = JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
+    if let Some(sender) = sender {
+        let _scope = Scope::enter();
+        // Wakes the run; it lands in `ready` (it never runs in here).
+        let _ = sender.send(reply);
+    }
+    JS.with(|js| {
+        let mut js = js.borrow_mut();
+        let queue = !js.ready.is_empty() && !js.drain_queued;
+        js.drain_queued |= queue;
+        queue
+    })
+}
+
+/// Polls the runs that became ready on this thread.
+#[napi]
+pub fn drain_ready(env: Env) {
+    let _scope = Scope::enter();
+    JS.with(|js| js.borrow_mut().drain_queued = false);
+    drain(&env);
+}
+
+fn drain(env: &Env) {
+    while let Some(run) = JS.with(|js| js.borrow_mut().ready.pop_front()) {
+        if over_budget(env) {
+            to_pool(run);
+        } else {
+            run.poll_here(Some(env));
+        }
+    }
+}
+
+#[cfg(unix)]
+extern "C" {
+    /// libuv's cached loop time in ms; Node exports libuv to addons. It
+    /// changes only when the loop turns.
+    fn uv_now(loop_: *const std::ffi::c_void) -> u64;
+}
+
+/// Whether this turn of the event loop has had its share of runs.
+fn over_budget(env: &Env) -> bool {
+    #[cfg(unix)]
+    let turn = match env.get_uv_event_loop() {
+        // SAFETY: the loop pointer comes from Node for this thread's
+        // environment, and uv_now only reads its cached time.
+        Ok(event_loop) => Some(unsafe { uv_now(event_loop.cast()) }),
+        Err(_) => None,
+    };
+    #[cfg(not(unix))]
+    let turn: Option<u64> = {
+        let _ = env;
+        None
+    };
+    JS.with(|js| {
+        let mut js = js.borrow_mut();
+        let now = Instant::now();
+        match js.turn {
+            // Without the loop's time, a window twice the budget stands in.
+            Some((t, started)) if turn.is_none_or(|turn| turn == t) => {
+                let used = now.duration_since(started);
+                if turn.is_none() && used > 2 * TURN_BUDGET {
+                    js.turn = Some((0, now));
+                    return false;
+                }
+                used > TURN_BUDGET
+            }
+            _ => {
+                js.turn = Some((turn.unwrap_or(0), now));
+                false
+            }
+        }
+    })
+}
+
+trait Runnable: Send + Sync {
+    /// Polls once, here; `env` is given on the JavaScript thread.
+    fn poll_here(self: Arc<Self>, env: Option<&Env>);
+}
+
+fn to_pool(run: Arc<dyn Runnable>) {
+    drop(spawn(async move { run.poll_here(None) }));
+}
+
+const IDLE: u8 = 0;
+const SCHEDULED: u8 = 1;
+const RUNNING: u8 = 2;
+/// Running, and woken during that poll.
+const NOTIFIED: u8 = 3;
+const DONE: u8 = 4;
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = Result<T>> + Send>>;
+type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
+
+/// One run's future and the Promise it settles when it outlives its first
+/// slice.
+struct Driver<T: 'static + Send + ToNapiValue> {
+    state: AtomicU8,
+    task: Mutex<Task<T>>,
+}
+
+struct Task<T: 'static + Send + ToNapiValue> {
+    future: Option<BoxFuture<T>>,
+    deferred: Option<napi::JsDeferred<T, Resolver<T>>>,
+}
+
+/// A value now, or a Promise of it.
+pub(crate) type Now<'env, T> = napi::Either<T, PromiseRaw<'env, T>>;
+
+/// Runs `future` on the JavaScript thread for its first slice; returns the
+/// value when it finishes there, else a Promise the driver settles.
+pub(crate) fn start<'env, T, F>(env: &'env Env, future: F) -> Result<Now<'env, T>>
+where
+    T: 'static + Send + ToNapiValue,
+    F: 'static + Send + Future<Output = Result<T>>,
+{
+    let scope = Scope::enter();
+    // The first slice counts against this turn's budget.
+    let _ = over_budget(env);
+    let driver = Arc::new(Driver {
+        state: AtomicU8::new(RUNNING),
+        task: Mutex::new(Task { future: None, deferred: None }),
+    });
+    driver.lock().future = Some(Box::pin(future));
+    let out = match driver.step(Some(env), true)? {
+        Step::Ready(value) => value.map(napi::Either::A),
+        Step::Pending(Some(promise)) => Ok(napi::Either::B(promise)),
+        Step::Pending(None) => Err(napi::Error::new(Status::GenericFailure, "the run has no promise")),
+    };
+    // Runs woken by this one's tool messages go on now.
+    drain(env);
+    drop(scope);
+    out
+}
+
+enum Step<'env, T> {
+    Ready(Result<T>),
+    /// The Promise, on the first poll.
+    Pending(Option<PromiseRaw<'env, T>>),
+}
+
+impl<T: 'static + Send + ToNapiValue> Driver<T> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Task<T>> {
+        self.task.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One poll; the state is `RUNNING` on entry. `first` is the poll
+    /// inside `run()`, which returns a finished run's value itself.
+    fn step<'env>(self: &Arc<Self>, env: Option<&'env Env>, first: bool) -> Result<Step<'env, T>> {
+        let waker = Waker::from(Arc::clone(self));
+        let mut cx = Context::from_waker(&waker);
+        let mut task = self.lock();
+        let Some(future) = task.future.as_mut() else {
+            self.state.store(DONE, Ordering::Release);
+            return Ok(Step::Pending(None));
+        };
+        let outer = env.map(|_| JS.with(|js| js.borrow_mut().outbox.replace(Vec::new())));
+        let poll = within_runtime_if_available(|| future.as_mut().poll(&mut cx));
+        let outgoing = match outer {
+            Some(outer) => JS.with(|js| std::mem::replace(&mut js.borrow_mut().outbox, outer)),
+            None => None,
+        };
+        match poll {
+            Poll::Ready(value) => {
+                task.future = None;
+                let deferred = task.deferred.take();
+                drop(task);
+                self.state.store(DONE, Ordering::Release);
+                if let Some(env) = env {
+                    flush(env, outgoing.unwrap_or_default());
+                }
+                match deferred {
+                    Some(deferred) => {
+                        match value {
+                            Ok(value) => deferred.resolve(Box::new(move |_| Ok(value))),
+                            Err(error) => deferred.reject(error),
+                        }
+                        Ok(Step::Pending(None))
+                    }
+                    None => Ok(Step::Ready(value)),
+                }
+            }
+            Poll::Pending => {
+                let mut promise = None;
+                if first {
+                    if let Some(env) = env {
+                        let (deferred, object) = env.create_deferred::<T, Resolver<T>>()?;
+                        task.deferred = Some(deferred);
+                        promise = Some(PromiseRaw::new(env.raw(), object.raw()));
+                    }
+                }
+                drop(task);
+                if let Some(env) = env {
+                    flush(env, outgoing.unwrap_or_default());
+                }
+                if self.state.compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_err() {
+                    // Woken during its own poll: the guest yielded at an
+                    // epoch tick, or a wake came from another thread. On the
+                    // JavaScript thread it queues again, and the turn budget
+                    // decides whether it goes on here or in the pool.
+                    self.state.store(SCHEDULED, Ordering::Release);
+                    let run = Arc::clone(self) as Arc<dyn Runnable>;
+                    match env {
+                        Some(_) => JS.with(|js| js.borrow_mut().ready.push_back(run)),
+                        None => to_pool(run),
+                    }
+                }
+                Ok(Step::Pending(promise))
+            }
+        }
+    }
+}
+
+/// Hands the messages of a poll on the JavaScript thread to their
+/// dispatchers.
+fn flush(env: &Env, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
+    for (dispatcher, message) in outgoing {
+        let token = register(message.reply);
+        let sent = dispatcher
+            .direct
+            .borrow_back(env)
+            .and_then(|dispatch| dispatch.call(FnArgs::from((message.text, token))));
+        if sent.is_err() && token != 0.0 {
+            // The call fails as "could not be reached".
+            JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
+        }
+    }
+}
+
+impl<T: 'static + Send + ToNapiValue> Runnable for Driver<T> {
+    fn poll_here(self: Arc<Self>, env: Option<&Env>) {
+        if self.state.compare_exchange(SCHEDULED, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            // A poll after the first settles the Promise itself; an error
+            // here (no Promise could be made) cannot happen past the first.
+            let _ = self.step(env, false);
+        }
+    }
+}
+
+impl<T: 'static + Send + ToNapiValue> Wake for Driver<T> {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let mut state = self.state.load(Ordering::Acquire);
+        loop {
+            let next = match state {
+                IDLE => SCHEDULED,
+                RUNNING => NOTIFIED,
+                _ => return,
+            };
+            match self.state.compare_exchange_weak(state, next, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(actual) => state = actual,
+            }
+        }
+        if state != IDLE {
+            return;
+        }
+        let run: Arc<dyn Runnable> = Arc::clone(self) as Arc<dyn Runnable>;
+        let queued = JS
+            .try_with(|js| {
+                let Ok(mut js) = js.try_borrow_mut() else { return false };
+                if js.depth == 0 {
+                    return false;
+                }
+                js.ready.push_back(Arc::clone(&run));
+                true
+            })
+            .unwrap_or(false);
+        if !queued {
+            to_pool(run);
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! The set of a run's tool calls in flight: each is polled when it was
+//! woken, and the run is woken when any of them is.
+//!
+//! `futures::stream::FuturesUnordered` would do, except that it wakes its
+//! own task whenever one poll reaches every future in the set (to yield to
+//! other tasks). A single new call always does, and a self-wake reads to the
+//! Node binding as a guest that is computing, which sends the run off the
+//! JavaScript thread. This set never wakes itself.
+
+use std::{
+    collections::VecDeque,
+    future::Future,
+    pin::Pin,
+    sync::{Arc, Mutex},
+    task::{Context, Poll, Wake, Waker},
+};
+
+type Slot<T> = Option<Pin<Box<dyn Future<Output = T> + Send>>>;
+
+/// Indices woken since the last poll, and the waker of the run.
+#[derive(Default)]
+struct Woken {
+    indices: Mutex<Vec<usize>>,
+    run: Mutex<Option<Waker>>,
+}
+
+/// Wakes one slot of the set.
+struct SlotWaker {
+    index: usize,
+    woken: Arc<Woken>,
+}
+
+impl Wake for SlotWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.indices.lock().unwrap_or_else(|e| e.into_inner()).push(self.index);
+        let run = self.woken.run.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(run) = run {
+            run.wake();
+        }
+    }
+}
+
+/// Futures in flight, polled only when woken.
+pub(crate) struct Pending<T> {
+    slots: Vec<Slot<T>>,
+    wakers: Vec<Waker>,
+    free: Vec<usize>,
+    /// Slots to poll in this call or the next.
+    due: VecDeque<usize>,
+    woken: Arc<Woken>,
+    len: usize,
+}
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Self {
+            slots: Vec::new(),
+            wakers: Vec::new(),
+            free: Vec::new(),
+            due: VecDeque::new(),
+            woken: Arc::default(),
+            len: 0,
+        }
+    }
+}
+
+impl<T> Pending<T> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Adds a future; it is first polled by the next [`Self::next`].
+    pub(crate) fn push(&mut self, future: Pin<Box<dyn Future<Output = T> + Send>>) {
+        let index = match self.free.pop() {
+            Some(index) => index,
+            None => {
+                let index = self.slots.len();
+                self.slots.push(None);
+                self.wakers.push(Waker::from(Arc::new(SlotWaker { index, woken: Arc::clone(&self.woken) })));
+                index
+            }
+        };
+        if let Some(slot) = self.slots.get_mut(index) {
+            *slot = Some(future);
+            self.len += 1;
+            self.due.push_back(index);
+        }
+    }
+
+    /// The next output of a future woken since the last call; `None` when
+    /// the set is empty.
+    pub(crate) async fn next(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    }
+
+    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        if self.len == 0 {
+            return Poll::Ready(None);
+        }
+        {
+            // Registered before the woken indices are read, so no wake is lost.
+            let mut run = self.woken.run.lock().unwrap_or_else(|e| e.into_inner());
+            if !run.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                *run = Some(cx.waker().clone());
+            }
+        }
+        self.due.extend(self.woken.indices.lock().unwrap_or_else(|e| e.into_inner()).drain(..));
+        while let Some(index) = self.due.pop_front() {
+            let (Some(Some(future)), Some(waker)) = (self.slots.get_mut(index), self.wakers.get(index))
+            else {
+                // Woken twice, or already done.
+                continue;
+            };
+            if let Poll::Ready(out) = future.as_mut().poll(&mut Context::from_waker(waker)) {
+                if let Some(slot) = self.slots.get_mut(index) {
+                    *slot = None;
+                }
+                self.free.push(index);
+                self.len -= 1;
+                return Poll::Ready(Some(out));
+            }
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts wakes of the run.
+    struct Count(std::sync::atomic::AtomicUsize);
+
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn never_wakes_itself_and_delivers_each_output_once() {
+        let count = Arc::new(Count(0.into()));
+        let waker = Waker::from(Arc::clone(&count));
+        let mut cx = Context::from_waker(&waker);
+        let mut set: Pending<u32> = Pending::default();
+        let (tx1, rx1) = tokio::sync::oneshot::channel::<u32>();
+        let (tx2, rx2) = tokio::sync::oneshot::channel::<u32>();
+        set.push(Box::pin(async move { rx1.await.unwrap_or(0) }));
+        set.push(Box::pin(async move { rx2.await.unwrap_or(0) }));
+        assert!(set.poll_next(&mut cx).is_pending());
+        assert_eq!(
+            count.0.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "polling every future must not wake the run"
+        );
+        tx2.send(2).unwrap_or_default();
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(2)));
+        assert!(set.poll_next(&mut cx).is_pending());
+        tx1.send(1).unwrap_or_default();
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(1)));
+        assert!(set.is_empty());
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
+        // A freed slot is reused and its future polled.
+        set.push(Box::pin(async { 7 }));
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(7)));
+    }
+}
