@@ -360,7 +360,7 @@ interface NativeCancel {
     cancel(): void;
 }
 interface NativeSandbox {
-    run(code: string, language: string, cancel: NativeCancel, record: boolean | null, replay: string | null): Promise<NativeRunResult>;
+    run(code: string, language: string, cancel: NativeCancel | null, record: boolean | null, replay: string | null): NativeRunResult | Promise<NativeRunResult>;
     snapshot(): Buffer;
     reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;

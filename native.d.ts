@@ -30,11 +30,12 @@ export declare class NativeSandbox {
   reset(): void
   /**
    * Runs code; never rejects for a sandbox failure (see `failureCode`).
+   * `cancel` is given when the run can be cancelled by an `AbortSignal`.
    * `record` asks for a trace; `replay` (a trace's JSON) answers every
    * nondeterministic input from it. The result comes at once when the run
    * finishes in its first slice, else as a Promise.
    */
-  run(code: string, language: string, cancel: NativeCancel, record?: boolean | undefined | null, replay?: string | undefined | null): Now<BindingRunResult>
+  run(code: string, language: string, cancel?: NativeCancel | undefined | null, record?: boolean | undefined | null, replay?: string | undefined | null): Now<BindingRunResult>
   /**
    * One file-system request (JSON of `FsRequest`, plus the bytes of a
    * write); returns the encoded reply (u32 LE length, JSON, read bytes).
@@ -118,12 +119,25 @@ export interface BindingToolCall {
   resultBytes?: number
 }
 
-/** Polls the runs that became ready on this thread. */
-export declare function drainReady(): void
+/**
+ * Goes on with the runs deferred past the last turn's budget (from
+ * `setImmediate`). Returns `true` when it should be queued again.
+ */
+export declare function drainLater(): boolean
 
 /**
- * A tool's answer, from the dispatcher. Returns `true` when a run became
- * ready here and no drain is queued yet: the caller then queues
- * `drainReady` as a microtask.
+ * Polls the runs that became ready on this thread (from a microtask).
+ * Returns `true` when the caller should queue `drainLater` with
+ * `setImmediate`.
  */
-export declare function settleToolCall(token: number, reply: string): boolean
+export declare function drainReady(): boolean
+
+/**
+ * A tool's answer, from the dispatcher. `last` says no other call of the
+ * sandbox is in flight: then nothing else will settle in this microtask
+ * round, and the runs this answer made ready go on at once (a sequence of
+ * awaited calls costs no extra microtask). Otherwise they wait for one
+ * `drainReady` microtask, which takes every reply settled before it.
+ * Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
+ */
+export declare function settleToolCall(token: number, reply: string, last: boolean): number

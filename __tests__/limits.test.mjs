@@ -137,20 +137,27 @@ test("limits in a loop do not grow the host's memory without bound", async () =>
   await sb.close();
 });
 
+/** The gaps between the ticks of a host interval of `ms`, until `stop()`. */
+function tickGaps(ms) {
+  const gaps = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, ms);
+  gaps.stop = () => clearInterval(timer);
+  return gaps;
+}
+
 test("Node's event loop keeps turning while a CPU-bound guest runs", async () => {
   // A run polls its first slice on the JavaScript thread (at most one epoch
   // tick) and then moves to the runtime's threads: timers set by the host keep
   // firing at their interval throughout.
   const sb = await Sandbox.create({ limits: { timeoutMs: 400, cpuMs: 10_000 } });
-  const ticks = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    ticks.push(now - last);
-    last = now;
-  }, 5);
+  const ticks = tickGaps(5);
   const err = await sb.run("for (;;) {}").then(() => null, (e) => e);
-  clearInterval(timer);
+  ticks.stop();
   assert.equal(err?.code, "TIMEOUT");
   // About 80 ticks of 5 ms in 400 ms; the longest gap shows whether the loop
   // was ever blocked for long (generous for a loaded 2-core machine).
@@ -168,17 +175,11 @@ test("Node's event loop keeps turning while a guest calls an instant tool in a t
     capabilities: [{ method: "ping" }],
     limits: { toolCalls: 30_000, timeoutMs: 60_000 },
   });
-  const ticks = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    ticks.push(now - last);
-    last = now;
-  }, 5);
+  const ticks = tickGaps(5);
   const started = performance.now();
   const r = await sb.run("let n = 0; for (let i = 0; i < 20000; i++) n += await ping({}); console.log(n)");
   const ms = performance.now() - started;
-  clearInterval(timer);
+  ticks.stop();
   assert.deepEqual([r.stdout, r.stderr, r.exitCode, r.toolCalls.length], ["20000\n", "", 0, 20000]);
   assert.ok(ticks.length >= Math.floor(ms / 5 / 3), `only ${ticks.length} ticks in ${ms.toFixed(0)} ms`);
   assert.ok(Math.max(...ticks) < 60, `the event loop stalled for ${Math.max(...ticks).toFixed(1)} ms`);

@@ -469,10 +469,10 @@ interface NativeSandbox {
   run(
     code: string,
     language: string,
-    cancel: NativeCancel,
+    cancel: NativeCancel | null,
     record: boolean | null,
     replay: string | null,
-  ): Promise<NativeRunResult>;
+  ): NativeRunResult | Promise<NativeRunResult>;
   snapshot(): Buffer;
   reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
@@ -512,15 +512,30 @@ interface NativeModule {
     ): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
-  /** Answers a tool message; `true` asks for one `drainReady` microtask. */
-  settleToolCall(token: number, reply: string): boolean;
-  /** Continues the runs a reply made ready, on this thread. */
-  drainReady(): void;
+  /** Answers a tool message; `last` when no other call of the sandbox is in flight. */
+  settleToolCall(token: number, reply: string, last: boolean): number;
+  /** Continues the runs a reply made ready, on this thread; `true` asks for `drainLater` after the loop turns. */
+  drainReady(): boolean;
+  /** Continues the runs deferred past a turn's budget; `true` asks to be queued again. */
+  drainLater(): boolean;
 }
 
-/** Answers the native side; the runs that answer makes ready go on in one microtask. */
-function settle(token: number, reply: string): void {
-  if (token !== 0 && native.settleToolCall(token, reply)) queueMicrotask(native.drainReady);
+/**
+ * Queues what `settleToolCall` asks for: the runs answers made ready go on
+ * in one microtask; past the JavaScript thread's budget for this turn of the
+ * event loop, after it turned (`setImmediate`).
+ */
+function afterSettle(next: number): void {
+  if (next === 1) queueMicrotask(drainReady);
+  else if (next === 2) setImmediate(drainLater);
+}
+
+function drainReady(): void {
+  if (native.drainReady()) setImmediate(drainLater);
+}
+
+function drainLater(): void {
+  if (native.drainLater()) setImmediate(drainLater);
 }
 
 const LIMIT_KEYS = [
@@ -791,7 +806,8 @@ function encodeResult(name: string, result: unknown, maxBytes: number): string {
     return invalid(/circular/i.test(msg) ? "a value with a cycle" : /bigint/i.test(msg) ? "a value with a BigInt" : "a value");
   }
   if (json === undefined) return invalid("a value");
-  if (json.length > maxBytes || Buffer.byteLength(json, "utf8") > maxBytes) {
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when that could matter.
+  if (json.length > maxBytes || (json.length * 3 > maxBytes && Buffer.byteLength(json, "utf8") > maxBytes)) {
     return `TOOL_RESULT_TOO_LARGE\n${name} returned more than ${maxBytes} bytes (limits.toolResultBytes)`;
   }
   return `o${json}`;
@@ -862,7 +878,16 @@ function prepare(options: SandboxOptions): {
     });
     const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
     let seq = 0;
-    const serve = async (message: string): Promise<string> => {
+    // Calls sent to this sandbox's tools and not answered yet.
+    let inFlight = 0;
+    const settle = (token: number, reply: string): void => {
+      if (token === 0) return;
+      inFlight--;
+      afterSettle(native.settleToolCall(token, reply, inFlight === 0));
+    };
+    // Answers one message: at once, or when the tool's promise settles.
+    // Runs for every call, so it avoids an async wrapper (two promises).
+    const serve = (message: string, token: number): void => {
       const nl = message.indexOf("\n");
       const kind = message.slice(0, nl);
       const payload = message.slice(nl + 1);
@@ -873,36 +898,55 @@ function prepare(options: SandboxOptions): {
         } catch {
           // A hook that throws does not change the call.
         }
-        return "";
+        return;
       }
       let call: ToolCallRequest;
       try {
         call = JSON.parse(payload) as ToolCallRequest;
       } catch {
-        return "TOOL_ERROR\nmalformed call";
+        return settle(token, "TOOL_ERROR\nmalformed call");
       }
       if (kind === "approve") {
+        let answer: unknown;
         try {
-          return (await approve?.({ tool: call.tool, args: call.args })) === true ? "true" : "false";
+          answer = approve?.({ tool: call.tool, args: call.args });
         } catch {
-          return "false";
+          return settle(token, "false");
         }
+        Promise.resolve(answer).then(
+          (ok) => settle(token, ok === true ? "true" : "false"),
+          () => settle(token, "false"),
+        );
+        return;
       }
       const handler = handlers.get(call.tool);
-      if (!handler) return "TOOL_ERROR\nthe tool has no handler";
+      if (!handler) return settle(token, "TOOL_ERROR\nthe tool has no handler");
       let result: unknown;
       try {
-        result = await handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
+        result = handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
       } catch (e) {
-        return `TOOL_ERROR\n${errorText(e)}`;
+        return settle(token, `TOOL_ERROR\n${errorText(e)}`);
       }
-      return encodeResult(call.tool, result, resultLimit.value);
-    };
-    dispatch = (message, token) => {
-      serve(message).then(
-        (reply) => settle(token, reply),
+      Promise.resolve(result).then(
+        (value) => {
+          let reply: string;
+          try {
+            reply = encodeResult(call.tool, value, resultLimit.value);
+          } catch (e) {
+            reply = `TOOL_ERROR\n${errorText(e)}`;
+          }
+          settle(token, reply);
+        },
         (e: unknown) => settle(token, `TOOL_ERROR\n${errorText(e)}`),
       );
+    };
+    dispatch = (message, token) => {
+      if (token !== 0) inFlight++;
+      try {
+        serve(message, token);
+      } catch (e) {
+        settle(token, `TOOL_ERROR\n${errorText(e)}`);
+      }
     };
   }
   const deterministic = validateDeterminism(options.deterministic);
@@ -1023,6 +1067,8 @@ export class Sandbox {
   #native: NativeSandbox;
   #limits: Required<NativeLimits>;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Operations queued and not ended (runs, snapshots, resets). */
+  #busy = 0;
   #closed = false;
   #description: Omit<DescribeInput, "limits">;
   /** The sandbox's file system, from the host. */
@@ -1089,8 +1135,30 @@ export class Sandbox {
   /** Runs `f` once the runs queued before it have ended. */
   async #after<T>(f: () => T): Promise<T> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
-    const step = this.#queue.then(f);
-    this.#queue = step.catch(() => undefined);
+    return this.#enqueue(f);
+  }
+
+  /**
+   * Runs `f` once the operations queued before it have ended: at once when
+   * none is queued (a run's first slice then happens inside `run()`, without
+   * a microtask in between), else after them.
+   */
+  #enqueue<T>(f: () => T | PromiseLike<T>): Promise<T> {
+    let step: Promise<T>;
+    if (this.#busy === 0) {
+      try {
+        step = Promise.resolve(f());
+      } catch (e) {
+        step = Promise.reject(e);
+      }
+    } else {
+      step = this.#queue.then(f);
+    }
+    this.#busy++;
+    const done = () => {
+      this.#busy--;
+    };
+    this.#queue = step.then(done, done);
     return step;
   }
 
@@ -1158,11 +1226,11 @@ export class Sandbox {
   ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
     if (signal?.aborted) throw new CordonError("CANCELLED", "the run was cancelled before it started");
-    const cancel = new native.NativeCancel();
-    const onAbort = () => cancel.cancel();
+    // Only a run with a signal needs a handle to cancel it by.
+    const cancel = signal ? new native.NativeCancel() : null;
+    const onAbort = () => cancel?.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#queue.then(() => this.#native.run(code, language, cancel, record, replay));
-    this.#queue = run.catch(() => undefined);
+    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay));
     try {
       const raw = await run.catch((err: unknown) => {
         throw toCordonError(err);

@@ -24,6 +24,7 @@ use std::{
     cell::RefCell,
     collections::{HashMap, VecDeque},
     future::Future,
+    hash::{BuildHasherDefault, Hasher},
     pin::Pin,
     sync::{
         atomic::{AtomicU8, Ordering},
@@ -76,19 +77,16 @@ impl Dispatcher {
     /// Sends a message: after the poll in progress when that poll is on the
     /// JavaScript thread, else through the threadsafe function.
     pub(crate) fn send(self: &Arc<Self>, message: Message) {
-        let message = JS
-            .try_with(|js| {
-                let mut js = js.try_borrow_mut().ok()?;
-                match js.outbox.as_mut() {
-                    Some(outbox) => {
+        let mut message = Some(message);
+        let _ = JS.try_with(|js| {
+            if let Ok(mut js) = js.try_borrow_mut() {
+                if let Some(outbox) = js.outbox.as_mut() {
+                    if let Some(message) = message.take() {
                         outbox.push((Arc::clone(self), message));
-                        None
                     }
-                    None => Some(message),
                 }
-            })
-            .ok()
-            .flatten();
+            }
+        });
         if let Some(message) = message {
             // A refused call drops the reply's sender: the call fails as
             // "could not be reached".
@@ -102,14 +100,20 @@ impl Dispatcher {
 struct JsThread {
     /// Above zero while inside a call from JavaScript that drains `ready`.
     depth: u32,
-    /// Runs woken here, to be polled here.
-    ready: VecDeque<Arc<dyn Runnable>>,
+    /// Runs woken here, to be polled here, and whether each was computing
+    /// (it yielded at an epoch tick) rather than woken by a reply.
+    ready: VecDeque<(Arc<dyn Runnable>, bool)>,
     /// Whether a microtask will drain `ready`.
     drain_queued: bool,
+    /// Runs woken by a reply once the turn's budget was spent: they go on
+    /// here after the event loop turned (`drainLater`, from `setImmediate`).
+    later: Vec<Arc<dyn Runnable>>,
+    /// Whether a `drainLater` is queued.
+    later_queued: bool,
     /// Messages of the poll in progress on this thread.
     outbox: Option<Vec<(Arc<Dispatcher>, Message)>>,
     /// Reply senders by token; tokens are never reused.
-    replies: HashMap<u64, tokio::sync::oneshot::Sender<String>>,
+    replies: HashMap<u64, tokio::sync::oneshot::Sender<String>, BuildHasherDefault<TokenHasher>>,
     next_token: u64,
     /// Size of `replies` at which abandoned senders are swept.
     sweep_at: usize,
@@ -119,6 +123,26 @@ struct JsThread {
 
 thread_local! {
     static JS: RefCell<JsThread> = RefCell::new(JsThread::default());
+}
+
+/// Tokens are distinct counters: they are their own hash.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// Keeps a reply sender for JavaScript; 0 stands for "no reply".
@@ -154,39 +178,92 @@ impl Drop for Scope {
     }
 }
 
-/// A tool's answer, from the dispatcher. Returns `true` when a run became
-/// ready here and no drain is queued yet: the caller then queues
+/// What the dispatcher queues after [`settle_tool_call`].
+const QUEUE_NOTHING: u32 = 0;
 /// `drainReady` as a microtask.
+const QUEUE_DRAIN: u32 = 1;
+/// `drainLater` with `setImmediate`.
+const QUEUE_LATER: u32 = 2;
+
+/// A tool's answer, from the dispatcher. `last` says no other call of the
+/// sandbox is in flight: then nothing else will settle in this microtask
+/// round, and the runs this answer made ready go on at once (a sequence of
+/// awaited calls costs no extra microtask). Otherwise they wait for one
+/// `drainReady` microtask, which takes every reply settled before it.
+/// Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
 #[napi]
-pub fn settle_tool_call(token: f64, reply: String) -> bool {
+pub fn settle_tool_call(env: Env, token: f64, reply: String, last: bool) -> u32 {
     let sender = JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
+    // Inside another call from JavaScript (a tool answered synchronously
+    // while its call was sent), runs only queue.
+    let nested = JS.with(|js| js.borrow().depth > 0);
+    let _scope = Scope::enter();
     if let Some(sender) = sender {
-        let _scope = Scope::enter();
         // Wakes the run; it lands in `ready` (it never runs in here).
         let _ = sender.send(reply);
+    }
+    if last && !nested {
+        drain(&env, true);
+        return if later_wanted() { QUEUE_LATER } else { QUEUE_NOTHING };
     }
     JS.with(|js| {
         let mut js = js.borrow_mut();
         let queue = !js.ready.is_empty() && !js.drain_queued;
         js.drain_queued |= queue;
-        queue
+        if queue {
+            QUEUE_DRAIN
+        } else {
+            QUEUE_NOTHING
+        }
     })
 }
 
-/// Polls the runs that became ready on this thread.
+/// Polls the runs that became ready on this thread (from a microtask).
+/// Returns `true` when the caller should queue `drainLater` with
+/// `setImmediate`.
 #[napi]
-pub fn drain_ready(env: Env) {
+pub fn drain_ready(env: Env) -> bool {
     let _scope = Scope::enter();
     JS.with(|js| js.borrow_mut().drain_queued = false);
-    drain(&env);
+    drain(&env, true);
+    later_wanted()
 }
 
-fn drain(env: &Env) {
-    while let Some(run) = JS.with(|js| js.borrow_mut().ready.pop_front()) {
-        if over_budget(env) {
-            to_pool(run);
-        } else {
+/// Goes on with the runs deferred past the last turn's budget (from
+/// `setImmediate`). Returns `true` when it should be queued again.
+#[napi]
+pub fn drain_later(env: Env) -> bool {
+    let _scope = Scope::enter();
+    JS.with(|js| {
+        let mut js = js.borrow_mut();
+        js.later_queued = false;
+        let later = std::mem::take(&mut js.later);
+        js.ready.extend(later.into_iter().map(|run| (run, false)));
+    });
+    drain(&env, true);
+    later_wanted()
+}
+
+fn later_wanted() -> bool {
+    JS.with(|js| {
+        let mut js = js.borrow_mut();
+        let wanted = !js.later.is_empty() && !js.later_queued;
+        js.later_queued |= wanted;
+        wanted
+    })
+}
+
+/// Polls the ready runs. Past the turn's budget, a computing run goes on in
+/// the pool, and one woken by a reply waits for the next turn when `defer`
+/// (its caller then queues `drainLater`), else goes to the pool as well.
+fn drain(env: &Env, defer: bool) {
+    while let Some((run, computing)) = JS.with(|js| js.borrow_mut().ready.pop_front()) {
+        if !over_budget(env) {
             run.poll_here(Some(env));
+        } else if defer && !computing {
+            JS.with(|js| js.borrow_mut().later.push(run));
+        } else {
+            to_pool(run);
         }
     }
 }
@@ -287,8 +364,9 @@ where
         Step::Pending(Some(promise)) => Ok(napi::Either::B(promise)),
         Step::Pending(None) => Err(napi::Error::new(Status::GenericFailure, "the run has no promise")),
     };
-    // Runs woken by this one's tool messages go on now.
-    drain(env);
+    // Runs woken during this one's first slice go on now (past the budget,
+    // in the pool: nothing here would queue `drainLater`).
+    drain(env, false);
     drop(scope);
     out
 }
@@ -361,7 +439,7 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                     self.state.store(SCHEDULED, Ordering::Release);
                     let run = Arc::clone(self) as Arc<dyn Runnable>;
                     match env {
-                        Some(_) => JS.with(|js| js.borrow_mut().ready.push_back(run)),
+                        Some(_) => JS.with(|js| js.borrow_mut().ready.push_back((run, true))),
                         None => to_pool(run),
                     }
                 }
@@ -425,7 +503,7 @@ impl<T: 'static + Send + ToNapiValue> Wake for Driver<T> {
                 if js.depth == 0 {
                     return false;
                 }
-                js.ready.push_back(Arc::clone(&run));
+                js.ready.push_back((Arc::clone(&run), false));
                 true
             })
             .unwrap_or(false);

@@ -218,20 +218,32 @@ struct NodeTools {
 impl NodeTools {
     /// Sends at once (not when the returned future is first polled), so
     /// tools run while the guest goes on.
-    fn send(&self, kind: &str, payload: String) -> BoxFuture<Option<String>> {
+    fn send(&self, text: String) -> BoxFuture<Option<String>> {
         let (tx, rx) = tokio::sync::oneshot::channel::<String>();
-        self.dispatcher.send(Message { text: format!("{kind}\n{payload}"), reply: Some(tx) });
+        self.dispatcher.send(Message { text, reply: Some(tx) });
         Box::pin(async move { rx.await.ok() })
     }
 }
 
-fn call_payload(call: &ToolInvocation) -> String {
-    format!("{{\"tool\":{},\"args\":{}}}", serde_json::Value::from(call.name.as_str()), call.args_json)
+/// `<kind>\n{"tool":<name>,"args":<args>}`, in one allocation.
+fn call_message(kind: &str, call: &ToolInvocation) -> String {
+    let mut text = String::with_capacity(kind.len() + call.name.len() + call.args_json.len() + 24);
+    text.push_str(kind);
+    text.push_str("\n{\"tool\":");
+    // A tool name is a plain identifier path, but quote it properly anyway.
+    match serde_json::to_string(call.name.as_str()) {
+        Ok(quoted) => text.push_str(&quoted),
+        Err(_) => text.push_str("\"\""),
+    }
+    text.push_str(",\"args\":");
+    text.push_str(&call.args_json);
+    text.push('}');
+    text
 }
 
 impl ToolHost for NodeTools {
     fn call(&self, call: ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
-        let reply = self.send("call", call_payload(&call));
+        let reply = self.send(call_message("call", &call));
         Box::pin(async move {
             // The dispatcher answers "o<json>" or "<code>\n<message>".
             let Some(reply) = reply.await else {
@@ -250,7 +262,7 @@ impl ToolHost for NodeTools {
     }
 
     fn approve(&self, call: ToolInvocation) -> BoxFuture<bool> {
-        let reply = self.send("approve", call_payload(&call));
+        let reply = self.send(call_message("approve", &call));
         Box::pin(async move { reply.await.as_deref() == Some("true") })
     }
 
@@ -389,6 +401,7 @@ impl NativeSandbox {
     }
 
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
+    /// `cancel` is given when the run can be cancelled by an `AbortSignal`.
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
     /// nondeterministic input from it. The result comes at once when the run
     /// finishes in its first slice, else as a Promise.
@@ -398,7 +411,7 @@ impl NativeSandbox {
         env: &'env Env,
         code: String,
         language: String,
-        cancel: &NativeCancel,
+        cancel: Option<&NativeCancel>,
         record: Option<bool>,
         replay: Option<String>,
     ) -> Result<Now<'env, BindingRunResult>> {
@@ -421,7 +434,7 @@ impl NativeSandbox {
             (false, None) => TraceMode::Off,
         };
         let sandbox = Arc::clone(&self.inner);
-        let cancel = cancel.flag.clone();
+        let cancel = cancel.map(|c| c.flag.clone()).unwrap_or_default();
         driver::start(env, async move {
             Ok(match sandbox.run_traced(&code, language, cancel, mode).await {
                 Ok(report) => from_report(report, None),

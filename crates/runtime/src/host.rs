@@ -31,6 +31,8 @@ pub(crate) struct HostState {
     pub(crate) taken: Option<Vec<u8>>,
     /// Record or replay of this run's nondeterministic inputs.
     pub(crate) tracer: Tracer,
+    /// The guest's memory, once a host call looked it up.
+    pub(crate) memory: Option<Memory>,
 }
 
 impl HostState {
@@ -45,6 +47,7 @@ impl HostState {
             fs,
             taken: None,
             tracer: Tracer::Off,
+            memory: None,
         }
     }
 
@@ -138,12 +141,18 @@ pub(crate) fn on_epoch(ctx: StoreContextMut<'_, HostState>) -> wasmtime::Result<
     Ok(UpdateDeadline::Yield(1))
 }
 
-/// The guest's exported linear memory.
+/// The guest's exported linear memory (kept once found: the lookup by name
+/// would otherwise run on every host call).
 pub(crate) fn memory(caller: &mut Caller<'_, HostState>) -> Option<Memory> {
-    match caller.get_export(abi::EXPORT_MEMORY) {
-        Some(Extern::Memory(memory)) => Some(memory),
-        _ => None,
+    if let Some(memory) = caller.data().memory {
+        return Some(memory);
     }
+    let memory = match caller.get_export(abi::EXPORT_MEMORY) {
+        Some(Extern::Memory(memory)) => memory,
+        _ => return None,
+    };
+    caller.data_mut().memory = Some(memory);
+    Some(memory)
 }
 
 /// A guest pointer and length as a range, when it lies inside `len` bytes.

@@ -5,7 +5,7 @@
 //! drives it: it drains QuickJS's job queue, and while the script's promise
 //! is pending it waits on the host for tool results and on its timers.
 
-use std::cell::RefCell;
+use std::{cell::RefCell, collections::HashMap};
 
 use cordon_protocol::{RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 use rquickjs::{
@@ -24,15 +24,41 @@ struct Engine {
     context: Context,
     /// The helpers object the prelude returns.
     helpers: Persistent<Object<'static>>,
-    /// The two helpers called on every turn of the run loop.
+    /// The helper called on every turn of the run loop.
     next_timer: Persistent<Function<'static>>,
-    settle: Persistent<Function<'static>>,
     /// Tool names whose bindings are installed.
     tools: Vec<String>,
 }
 
+/// A tool call whose event has not arrived: how to settle its promise.
+struct Waiting {
+    resolve: Persistent<Function<'static>>,
+    reject: Persistent<Function<'static>>,
+    name: String,
+}
+
 thread_local! {
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
+    /// The run's calls in flight, by the id the host gave them.
+    static WAITING: RefCell<HashMap<u32, Waiting>> = RefCell::new(HashMap::new());
+}
+
+/// The native half of a tool call: `(name, argsJson) -> Promise`. The host
+/// decides the call at once; its promise settles when the event arrives.
+fn start_call<'js>(
+    ctx: Ctx<'js>,
+    name: rquickjs::String<'js>,
+    args: rquickjs::String<'js>,
+) -> rquickjs::Result<Promise<'js>> {
+    let name = name.to_string().unwrap_or_default();
+    let args = args.to_string().unwrap_or_default();
+    // The host's id is a u32 passed as an i32.
+    let id = u32::from_ne_bytes(host::tool_call(&name, &args).to_ne_bytes());
+    let (promise, resolve, reject) = ctx.promise()?;
+    let waiting =
+        Waiting { resolve: Persistent::save(&ctx, resolve), reject: Persistent::save(&ctx, reject), name };
+    WAITING.with(|w| w.borrow_mut().insert(id, waiting));
+    Ok(promise)
 }
 
 fn new_engine() -> Result<Engine, String> {
@@ -45,13 +71,7 @@ fn new_engine() -> Result<Engine, String> {
             host::write(stream, &text) as f64
         })
         .map_err(|e| e.to_string())?;
-        let call =
-            Function::new(ctx.clone(), |name: rquickjs::String<'_>, args: rquickjs::String<'_>| -> f64 {
-                let name = name.to_string().unwrap_or_default();
-                let args = args.to_string().unwrap_or_default();
-                f64::from(host::tool_call(&name, &args))
-            })
-            .map_err(|e| e.to_string())?;
+        let call = Function::new(ctx.clone(), start_call).map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
         let shell = Function::new(ctx.clone(), |script: rquickjs::String<'_>| -> Vec<String> {
@@ -67,14 +87,12 @@ fn new_engine() -> Result<Engine, String> {
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
         let helpers: Object =
             install.call((write, call, fs, random, shell)).map_err(|e| format!("prelude: {e}"))?;
-        let hot = |name: &str| -> Result<Persistent<Function<'static>>, String> {
-            let f: Function = helpers.get(name).map_err(|e| format!("prelude: {name}: {e}"))?;
-            Ok(Persistent::save(&ctx, f))
-        };
-        Ok((hot("nextTimer")?, hot("settle")?, Persistent::save(&ctx, helpers)))
+        let next_timer: Function =
+            helpers.get("nextTimer").map_err(|e| format!("prelude: nextTimer: {e}"))?;
+        Ok((Persistent::save(&ctx, next_timer), Persistent::save(&ctx, helpers)))
     })?;
-    let (next_timer, settle, helpers) = helpers;
-    Ok(Engine { runtime, context, helpers, next_timer, settle, tools: Vec::new() })
+    let (next_timer, helpers) = helpers;
+    Ok(Engine { runtime, context, helpers, next_timer, tools: Vec::new() })
 }
 
 /// The native half of `fs`: `(requestJson, data?, asText) -> [replyJson, payload]`.
@@ -244,13 +262,37 @@ fn fire_timers(engine: &Engine) -> Result<(), RunOutcome> {
 
 fn deliver(engine: &Engine, bytes: &[u8]) -> Result<(), RunOutcome> {
     let event = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
+    let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&event.id)) else {
+        // A call of a run that ended (its promise is gone).
+        return Ok(());
+    };
     engine.context.with(|ctx| {
-        let settle = engine.settle.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
-        let result = match event.result {
-            ToolResult::Ok { json } => settle.call::<_, ()>((event.id, true, json, (), ())),
-            ToolResult::Error { code, reason, message } => {
-                settle.call::<_, ()>((event.id, false, message, code, reason))
+        let settled = match event.result {
+            ToolResult::Ok { json } => match ctx.json_parse(json) {
+                Ok(value) => Ok(value),
+                Err(_) => {
+                    // The host checked the JSON; this is a guard, not a path.
+                    let _ = ctx.catch();
+                    let message = format!("{}: the tool's result is not JSON", waiting.name);
+                    Err((message, "TOOL_RESULT_INVALID".to_string(), None))
+                }
+            },
+            ToolResult::Error { code, reason, message } => Err((message, code, reason)),
+        };
+        let settled = match settled {
+            Ok(value) => Ok(value),
+            Err((message, code, reason)) => {
+                let helpers = restore(&ctx, &engine.helpers)?;
+                let tool_error: Function = helper(&helpers, "toolError")?;
+                let error = tool_error
+                    .call::<_, Value>((message, code, reason, waiting.name.as_str()))
+                    .map_err(|e| internal_error(e.to_string()))?;
+                Err(error)
             }
+        };
+        let result = match settled {
+            Ok(value) => waiting.resolve.clone().restore(&ctx).and_then(|f| f.call::<_, ()>((value,))),
+            Err(error) => waiting.reject.clone().restore(&ctx).and_then(|f| f.call::<_, ()>((error,))),
         };
         result.map_err(|e| internal_error(e.to_string()))
     })
@@ -264,6 +306,7 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
         };
         // Calls and timers the script left behind end with the run; an
         // exception thrown by a timer callback is the run's uncaught error.
+        WAITING.with(|w| w.borrow_mut().clear());
         let end: Result<Function, _> = helpers.get("end");
         if let Ok(Some(thrown_by_timer)) = end.and_then(|f| f.call::<_, Option<rquickjs::Array>>(())) {
             let value = thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));

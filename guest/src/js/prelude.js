@@ -432,7 +432,6 @@
     }
   }
 
-  const pending = new Map(); // id -> { resolve, reject, name }
   const kindOf = (v) => (v === null ? "null" : ArrayIsArray(v) ? "an array" : typeof v);
 
   function callTool(name, args, extra) {
@@ -456,9 +455,9 @@
     return started(name, text);
   }
 
+  // The native side starts the call and keeps the promise's resolvers.
   function started(name, text) {
-    const id = call(name, text);
-    return new Promise((resolve, reject) => MapPrototypeSet(pending, id, { resolve, reject, name }));
+    return call(name, text);
   }
 
   // Sends JSON text exactly as given: the host parses and checks it.
@@ -766,22 +765,12 @@
         }
       }
     },
-    settle(id, ok, payload, code, reason) {
-      const p = MapPrototypeGet(pending, id);
-      if (!p) return;
-      MapPrototypeDelete(pending, id);
-      if (!ok) return p.reject(new ToolError(payload, code, reason || undefined, p.name));
-      let value;
-      try {
-        value = JSONParse(payload);
-      } catch {
-        return p.reject(new ToolError(p.name + ": the tool's result is not JSON", "TOOL_RESULT_INVALID", undefined, p.name));
-      }
-      p.resolve(value);
+    // The error a failed call's promise rejects with.
+    toolError(message, code, reason, tool) {
+      return new ToolError(message, code, reason || undefined, tool);
     },
     // Calls and timers left behind end with the run.
     end() {
-      MapPrototypeClear(pending);
       MapPrototypeClear(timers);
       const u = uncaught;
       uncaught = undefined;
