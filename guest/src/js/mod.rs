@@ -5,7 +5,7 @@
 //! drives it: it drains QuickJS's job queue, and while the script's promise
 //! is pending it waits on the host for tool results and on its timers.
 
-use std::{cell::RefCell, collections::HashMap};
+use std::{cell::RefCell, collections::BTreeMap};
 
 use cordon_protocol::{RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 use rquickjs::{
@@ -39,8 +39,10 @@ struct Waiting {
 
 thread_local! {
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
-    /// The run's calls in flight, by the id the host gave them.
-    static WAITING: RefCell<HashMap<u32, Waiting>> = RefCell::new(HashMap::new());
+    /// The run's calls in flight, by the id the host gave them. A BTreeMap:
+    /// a HashMap would draw its hash keys from the host's random source on
+    /// first use, in the middle of a run.
+    static WAITING: RefCell<BTreeMap<u32, Waiting>> = const { RefCell::new(BTreeMap::new()) };
 }
 
 /// The native half of a tool call: `(name, argsJson) -> Promise`. The host
