@@ -169,9 +169,19 @@ test("Node's event loop keeps turning while a CPU-bound guest runs", async () =>
 test("Node's event loop keeps turning while a guest calls an instant tool in a tight loop", async () => {
   // Replies settle in microtasks and the run goes on from a microtask too, so
   // without the driver's turn budget 20,000 calls would hold the loop until
-  // the run ends. With it, the run yields every millisecond or so.
+  // the run ends. With it, the run yields every millisecond or so. The tool
+  // arms (and clears) a timer: Node then refreshes the loop's clock, which
+  // must not pass for a new turn of the loop.
   const sb = await Sandbox.create({
-    tools: { ping: { description: "answers at once", execute: async () => 1 } },
+    tools: {
+      ping: {
+        description: "answers at once",
+        execute: async () => {
+          clearTimeout(setTimeout(() => {}, 1000));
+          return 1;
+        },
+      },
+    },
     capabilities: [{ method: "ping" }],
     limits: { toolCalls: 30_000, timeoutMs: 60_000 },
   });

@@ -92,6 +92,43 @@ test("calls run concurrently", async () => {
   await sb.close();
 });
 
+test("calls between stretches of computing, and tools answering at once or later, keep their order and values", async () => {
+  // A guest that computes past an epoch tick continues on the runtime's
+  // threads and sends its next call through a threadsafe function; the reply
+  // brings it back to the JavaScript thread. Mixed with instant, timer-delayed
+  // and synchronous tools, every call must get exactly its own answer.
+  const seen = [];
+  const sb = await Sandbox.create({
+    tools: {
+      now: ({ n }) => (seen.push(n), n * 2),
+      soon: async ({ n }) => (seen.push(n), n * 3),
+      later: async ({ n }) => {
+        seen.push(n);
+        await new Promise((r) => setTimeout(r, 2));
+        return n * 5;
+      },
+    },
+    capabilities: [{ method: "now" }, { method: "soon" }, { method: "later" }],
+    limits: { toolCalls: 1000 },
+  });
+  const code = `
+    const spin = (ms) => { const end = Date.now() + ms; let x = 0; while (Date.now() < end) x++; return x; };
+    const out = [];
+    for (let n = 0; n < 30; n++) {
+      if (n % 3 === 0) spin(4);
+      const tool = [now, soon, later][n % 3];
+      out.push(await tool({ n }));
+    }
+    const both = await Promise.all([now({ n: 100 }), later({ n: 101 }), soon({ n: 102 })]);
+    console.log(out.join(","), both.join(","));`;
+  const r = await sb.run(code);
+  const expected = Array.from({ length: 30 }, (_, n) => n * [2, 3, 5][n % 3]).join(",");
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], [`${expected} 200,505,306\n`, "", 0]);
+  assert.deepEqual(seen, [...Array.from({ length: 30 }, (_, n) => n), 100, 101, 102]);
+  assert.equal(r.toolCalls.length, 33);
+  await sb.close();
+});
+
 test("calls from .then callbacks, timers and nested async functions all count toward budgets", async () => {
   let n = 0;
   const sb = await Sandbox.create({

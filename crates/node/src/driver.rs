@@ -237,6 +237,8 @@ pub fn drain_later(env: Env) -> bool {
     JS.with(|js| {
         let mut js = js.borrow_mut();
         js.later_queued = false;
+        // Called from `setImmediate`: the loop has turned.
+        js.turn = None;
         let later = std::mem::take(&mut js.later);
         js.ready.extend(later.into_iter().map(|run| (run, false)));
     });
@@ -268,42 +270,52 @@ fn drain(env: &Env, defer: bool) {
     }
 }
 
+/// libuv's loop metrics (`uv_metrics_t`, libuv 1.45+, which Node 20 and
+/// later ship and export to addons).
+#[cfg(unix)]
+#[repr(C)]
+struct UvMetrics {
+    loop_count: u64,
+    events: u64,
+    events_waiting: u64,
+    reserved: [*mut u64; 13],
+}
+
 #[cfg(unix)]
 extern "C" {
-    /// libuv's cached loop time in ms; Node exports libuv to addons. It
-    /// changes only when the loop turns.
-    fn uv_now(loop_: *const std::ffi::c_void) -> u64;
+    fn uv_metrics_info(event_loop: *mut std::ffi::c_void, metrics: *mut UvMetrics) -> std::ffi::c_int;
+}
+
+/// Which turn of the event loop this is. The loop's iteration count, not
+/// its cached time: Node refreshes that time whenever JavaScript arms a
+/// timer, which would make one turn look like many.
+#[cfg(unix)]
+fn loop_turn(env: &Env) -> Option<u64> {
+    let event_loop = env.get_uv_event_loop().ok()?;
+    let mut metrics =
+        UvMetrics { loop_count: 0, events: 0, events_waiting: 0, reserved: [std::ptr::null_mut(); 13] };
+    // SAFETY: the loop pointer comes from Node for this thread's environment
+    // and `metrics` is a valid, writable uv_metrics_t; libuv only fills it.
+    let status = unsafe { uv_metrics_info(event_loop.cast(), &mut metrics) };
+    (status == 0).then_some(metrics.loop_count)
+}
+
+/// Without libuv's metrics, only `drainLater` (after the loop turned)
+/// starts a new turn.
+#[cfg(not(unix))]
+fn loop_turn(_env: &Env) -> Option<u64> {
+    None
 }
 
 /// Whether this turn of the event loop has had its share of runs.
 fn over_budget(env: &Env) -> bool {
-    #[cfg(unix)]
-    let turn = match env.get_uv_event_loop() {
-        // SAFETY: the loop pointer comes from Node for this thread's
-        // environment, and uv_now only reads its cached time.
-        Ok(event_loop) => Some(unsafe { uv_now(event_loop.cast()) }),
-        Err(_) => None,
-    };
-    #[cfg(not(unix))]
-    let turn: Option<u64> = {
-        let _ = env;
-        None
-    };
+    let turn = loop_turn(env);
     JS.with(|js| {
         let mut js = js.borrow_mut();
-        let now = Instant::now();
         match js.turn {
-            // Without the loop's time, a window twice the budget stands in.
-            Some((t, started)) if turn.is_none_or(|turn| turn == t) => {
-                let used = now.duration_since(started);
-                if turn.is_none() && used > 2 * TURN_BUDGET {
-                    js.turn = Some((0, now));
-                    return false;
-                }
-                used > TURN_BUDGET
-            }
+            Some((t, started)) if turn.is_none_or(|turn| turn == t) => started.elapsed() > TURN_BUDGET,
             _ => {
-                js.turn = Some((turn.unwrap_or(0), now));
+                js.turn = Some((turn.unwrap_or(0), Instant::now()));
                 false
             }
         }
@@ -316,7 +328,12 @@ trait Runnable: Send + Sync {
 }
 
 fn to_pool(run: Arc<dyn Runnable>) {
-    drop(spawn(async move { run.poll_here(None) }));
+    // napi's `spawn` panics once the runtime is gone (the last environment
+    // tore down): then the run is dropped with the process.
+    let spawned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        drop(spawn(async move { run.poll_here(None) }));
+    }));
+    drop(spawned);
 }
 
 const IDLE: u8 = 0;
@@ -359,10 +376,11 @@ where
         task: Mutex::new(Task { future: None, deferred: None }),
     });
     driver.lock().future = Some(Box::pin(future));
-    let out = match driver.step(Some(env), true)? {
-        Step::Ready(value) => value.map(napi::Either::A),
-        Step::Pending(Some(promise)) => Ok(napi::Either::B(promise)),
-        Step::Pending(None) => Err(napi::Error::new(Status::GenericFailure, "the run has no promise")),
+    let out = match driver.step(Some(env), true) {
+        Ok(Step::Ready(value)) => value.map(napi::Either::A),
+        Ok(Step::Pending(Some(promise))) => Ok(napi::Either::B(promise)),
+        Ok(Step::Pending(None)) => Err(napi::Error::new(Status::GenericFailure, "the run has no promise")),
+        Err(error) => Err(error),
     };
     // Runs woken during this one's first slice go on now (past the budget,
     // in the pool: nothing here would queue `drainLater`).
@@ -393,7 +411,14 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
             return Ok(Step::Pending(None));
         };
         let outer = env.map(|_| JS.with(|js| js.borrow_mut().outbox.replace(Vec::new())));
-        let poll = within_runtime_if_available(|| future.as_mut().poll(&mut cx));
+        let poll = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            within_runtime_if_available(|| future.as_mut().poll(&mut cx))
+        }))
+        .unwrap_or_else(|_| {
+            // A bug, not a guest's doing: the run ends with an error rather
+            // than staying RUNNING with its Promise never settled.
+            Poll::Ready(Err(napi::Error::new(Status::GenericFailure, "INTERNAL: the run panicked")))
+        });
         let outgoing = match outer {
             Some(outer) => JS.with(|js| std::mem::replace(&mut js.borrow_mut().outbox, outer)),
             None => None,
@@ -422,9 +447,21 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                 let mut promise = None;
                 if first {
                     if let Some(env) = env {
-                        let (deferred, object) = env.create_deferred::<T, Resolver<T>>()?;
-                        task.deferred = Some(deferred);
-                        promise = Some(PromiseRaw::new(env.raw(), object.raw()));
+                        match env.create_deferred::<T, Resolver<T>>() {
+                            Ok((deferred, object)) => {
+                                task.deferred = Some(deferred);
+                                promise = Some(PromiseRaw::new(env.raw(), object.raw()));
+                            }
+                            Err(error) => {
+                                // No Promise to settle (the environment is
+                                // going away): the run ends here, and its
+                                // guest instance and limits with it.
+                                task.future = None;
+                                drop(task);
+                                self.state.store(DONE, Ordering::Release);
+                                return Err(error);
+                            }
+                        }
                     }
                 }
                 drop(task);
