@@ -25,7 +25,6 @@ use std::{
     collections::{HashMap, VecDeque},
     future::Future,
     hash::{BuildHasherDefault, Hasher},
-    pin::Pin,
     sync::{
         atomic::{AtomicU8, Ordering},
         Arc, Mutex,
@@ -259,8 +258,10 @@ fn later_wanted() -> bool {
 /// the pool, and one woken by a reply waits for the next turn when `defer`
 /// (its caller then queues `drainLater`), else goes to the pool as well.
 fn drain(env: &Env, defer: bool) {
+    // The loop cannot turn while this runs: look its turn up once.
+    let turn = loop_turn(env);
     while let Some((run, computing)) = JS.with(|js| js.borrow_mut().ready.pop_front()) {
-        if !over_budget(env) {
+        if !over_budget(turn) {
             run.poll_here(Some(env));
         } else if defer && !computing {
             JS.with(|js| js.borrow_mut().later.push(run));
@@ -307,9 +308,9 @@ fn loop_turn(_env: &Env) -> Option<u64> {
     None
 }
 
-/// Whether this turn of the event loop has had its share of runs.
-fn over_budget(env: &Env) -> bool {
-    let turn = loop_turn(env);
+/// Whether this turn of the event loop (from [`loop_turn`]) has had its
+/// share of runs.
+fn over_budget(turn: Option<u64>) -> bool {
     JS.with(|js| {
         let mut js = js.borrow_mut();
         match js.turn {
@@ -343,7 +344,6 @@ const RUNNING: u8 = 2;
 const NOTIFIED: u8 = 3;
 const DONE: u8 = 4;
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = Result<T>> + Send>>;
 type Resolver<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
 
 /// One run's future and the Promise it settles when it outlives its first
@@ -354,7 +354,7 @@ struct Driver<T: 'static + Send + ToNapiValue> {
 }
 
 struct Task<T: 'static + Send + ToNapiValue> {
-    future: Option<BoxFuture<T>>,
+    future: Option<cordon_runtime::BoxFuture<Result<T>>>,
     deferred: Option<napi::JsDeferred<T, Resolver<T>>>,
 }
 
@@ -370,7 +370,7 @@ where
 {
     let scope = Scope::enter();
     // The first slice counts against this turn's budget.
-    let _ = over_budget(env);
+    let _ = over_budget(loop_turn(env));
     let driver = Arc::new(Driver {
         state: AtomicU8::new(RUNNING),
         task: Mutex::new(Task { future: None, deferred: None }),

@@ -9,13 +9,13 @@
 
 use std::{
     collections::VecDeque,
-    future::Future,
-    pin::Pin,
     sync::{Arc, Mutex},
     task::{Context, Poll, Wake, Waker},
 };
 
-type Slot<T> = Option<Pin<Box<dyn Future<Output = T> + Send>>>;
+use crate::tools::BoxFuture;
+
+type Slot<T> = Option<BoxFuture<T>>;
 
 /// Indices woken since the last poll, and the waker of the run.
 #[derive(Default)]
@@ -74,7 +74,7 @@ impl<T> Pending<T> {
     }
 
     /// Adds a future; it is first polled by the next [`Self::next`].
-    pub(crate) fn push(&mut self, future: Pin<Box<dyn Future<Output = T> + Send>>) {
+    pub(crate) fn push(&mut self, future: BoxFuture<T>) {
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
