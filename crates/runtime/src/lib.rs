@@ -28,6 +28,7 @@ mod mounts;
 mod output;
 mod pending;
 mod preinit;
+pub mod reaper;
 mod sandbox;
 mod snapshot;
 mod ticker;

@@ -22,7 +22,7 @@ use crate::{
     host::{self, HostState, RunControl},
     mounts::{MountSpec, Tree},
     output::Captured,
-    ticker,
+    reaper, ticker,
     tools::{ToolCallRecord, ToolLimits, ToolState, Tools},
     trace::{Divergence, Trace, Tracer, TRACE_VERSION},
     wasi::ProcExit,
@@ -139,6 +139,15 @@ pub struct Sandbox {
     determinism: Option<Determinism>,
 }
 
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        let slot = self.slot.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(guest) = slot.guest.take() {
+            reaper::discard(guest);
+        }
+    }
+}
+
 impl std::fmt::Debug for Sandbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sandbox").field("limits", &self.limits).finish_non_exhaustive()
@@ -158,6 +167,9 @@ impl Drop for Lease<'_> {
         slot.busy = false;
         slot.current = None;
         if slot.closed {
+            if let Some(guest) = self.guest.take() {
+                reaper::discard(guest);
+            }
             return;
         }
         match self.guest.take() {
@@ -236,7 +248,9 @@ impl Sandbox {
         if slot.busy {
             return Err(RunFailure::new(ErrorCode::Busy, "a run is in progress on this sandbox"));
         }
-        slot.guest = None;
+        if let Some(guest) = slot.guest.take() {
+            reaper::discard(guest);
+        }
         slot.lost = false;
         self.fs
             .lock()
@@ -350,7 +364,9 @@ impl Sandbox {
     pub fn close(&self) {
         let mut slot = self.lock();
         slot.closed = true;
-        slot.guest = None;
+        if let Some(guest) = slot.guest.take() {
+            reaper::discard(guest);
+        }
         if let Some(current) = &slot.current {
             current.cancel();
         }
@@ -490,6 +506,18 @@ impl Sandbox {
     }
 
     async fn instantiate(&self) -> Result<Guest, RunFailure> {
+        match self.instantiate_once().await {
+            // The slots of sandboxes closed a moment ago may still be on
+            // their way back.
+            Err(failure) if failure.code == ErrorCode::TooManySandboxes => {
+                reaper::drain();
+                self.instantiate_once().await
+            }
+            other => other,
+        }
+    }
+
+    async fn instantiate_once(&self) -> Result<Guest, RunFailure> {
         let shared = engine::shared(self.metered())?;
         let memory_limit = usize::try_from(self.limits.memory_bytes).unwrap_or(usize::MAX);
         let tool_limits = ToolLimits {

@@ -1,5 +1,6 @@
 //! The epoch ticker: one thread per process advances the engine's epoch every
-//! millisecond while at least one run is in progress, and sleeps otherwise.
+//! millisecond while at least one run is in progress (and for a moment
+//! after), and sleeps otherwise.
 //! Each store's epoch callback then checks its run's deadlines.
 
 use std::{
@@ -14,12 +15,26 @@ use wasmtime::Engine;
 /// limit can fire.
 pub(crate) const TICK: Duration = Duration::from_millis(1);
 
+/// Ticks the thread goes on for once no run is active, so that runs in quick
+/// succession find it awake: waking a sleeping thread costs the thread that
+/// starts a run a system call and, on a VM, an interrupt to another core
+/// (about 9 µs on the 2-core machine of BENCHMARKS.md).
+const LINGER_TICKS: u32 = 100;
+
 #[derive(Default)]
 struct Ticker {
-    active: Mutex<usize>,
+    state: Mutex<State>,
     wake: Condvar,
     /// Every engine a run has used (the plain one and the fuel-metered one).
     engines: Mutex<Vec<Engine>>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Runs in progress.
+    active: usize,
+    /// The thread waits for a run (and must be woken for one).
+    parked: bool,
 }
 
 /// `None` when the ticker thread could not be started.
@@ -30,16 +45,25 @@ fn start() -> Option<Arc<Ticker>> {
     let shared = Arc::clone(&ticker);
     thread::Builder::new()
         .name("cordon-epoch".into())
-        .spawn(move || loop {
-            {
-                let mut active = shared.active.lock().unwrap_or_else(|e| e.into_inner());
-                while *active == 0 {
-                    active = shared.wake.wait(active).unwrap_or_else(|e| e.into_inner());
+        .spawn(move || {
+            let mut idle_ticks = 0;
+            loop {
+                {
+                    let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                    idle_ticks = if state.active == 0 { idle_ticks + 1 } else { 0 };
+                    if idle_ticks > LINGER_TICKS {
+                        state.parked = true;
+                        while state.active == 0 {
+                            state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                        }
+                        state.parked = false;
+                        idle_ticks = 0;
+                    }
                 }
-            }
-            thread::sleep(TICK);
-            for engine in shared.engines.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                engine.increment_epoch();
+                thread::sleep(TICK);
+                for engine in shared.engines.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                    engine.increment_epoch();
+                }
             }
         })
         .ok()?;
@@ -61,16 +85,18 @@ impl Active {
                 engines.push(engine.clone());
             }
         }
-        let mut active = ticker.active.lock().unwrap_or_else(|e| e.into_inner());
-        *active += 1;
-        ticker.wake.notify_all();
+        let mut state = ticker.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.active += 1;
+        if state.parked {
+            ticker.wake.notify_all();
+        }
         Some(Self(Arc::clone(ticker)))
     }
 }
 
 impl Drop for Active {
     fn drop(&mut self) {
-        let mut active = self.0.active.lock().unwrap_or_else(|e| e.into_inner());
-        *active = active.saturating_sub(1);
+        let mut state = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.active = state.active.saturating_sub(1);
     }
 }

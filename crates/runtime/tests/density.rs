@@ -48,6 +48,7 @@ fn an_idle_sandbox_holds_little_host_heap() {
     let first = Sandbox::new(Limits::default()).unwrap();
     rt.block_on(first.run("console.log('hi')", Language::Javascript, CancelFlag::new())).unwrap();
     drop(first);
+    cordon_runtime::reaper::drain();
 
     let start = LIVE.load(Ordering::Relaxed);
     let mut held = Vec::new();
