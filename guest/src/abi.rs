@@ -23,25 +23,11 @@ pub extern "C" fn cordon_init() {
     crate::shell::init();
 }
 
-/// Allocates `len` bytes for the host to write a request into. Ownership of
-/// the buffer passes to the following `cordon_run`.
+/// Runs the encoded request of `len` bytes the host holds for it (copied in
+/// with `take`) and returns `ptr << 32 | len` of the encoded outcome.
 #[no_mangle]
-pub extern "C" fn cordon_alloc(len: i32) -> i32 {
-    let len = usize::try_from(len).unwrap_or(0);
-    let mut buf = Vec::<u8>::with_capacity(len.max(1));
-    let ptr = buf.as_mut_ptr();
-    std::mem::forget(buf);
-    ptr as i32
-}
-
-/// Runs the request the host wrote at `ptr..ptr+len` (a buffer from
-/// `cordon_alloc`) and returns `ptr << 32 | len` of the encoded outcome.
-#[no_mangle]
-pub extern "C" fn cordon_run(ptr: i32, len: i32) -> i64 {
-    let len = usize::try_from(len).unwrap_or(0);
-    // SAFETY: the host obtained `ptr` from `cordon_alloc(len)` (capacity
-    // `max(len, 1)`) and wrote exactly `len` initialised bytes into it.
-    let bytes = unsafe { Vec::from_raw_parts(ptr as *mut u8, len, len.max(1)) };
+pub extern "C" fn cordon_run(len: i32) -> i64 {
+    let bytes = crate::host::take(usize::try_from(len).unwrap_or(0));
     let outcome = match decode(&bytes) {
         Ok(request) => crate::run(request),
         Err(err) => RunOutcome {

@@ -25,10 +25,7 @@ extern "C" {
 pub fn fs(request: &str, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
     // SAFETY: the host reads exactly the given lengths from live buffers.
     let len = unsafe { host_fs(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
-    let len = usize::try_from(len).unwrap_or(0);
-    let mut buf = vec![0u8; len];
-    // SAFETY: `buf` has exactly `len` writable bytes, the announced reply length.
-    unsafe { host_take(buf.as_mut_ptr(), len) };
+    let buf = take(usize::try_from(len).unwrap_or(0));
     let (head, rest) = buf.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
     let json_len = u32::from_le_bytes(head.try_into().unwrap_or([0; 4])) as usize;
     let (json, payload) = rest.split_at_checked(json_len).unwrap_or((rest, &[]));
@@ -77,6 +74,15 @@ pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>, Vec<u8>) {
     (value, out, err)
 }
 
+/// Copies in the `len` bytes the host announced (a run's request, a tool
+/// event).
+pub fn take(len: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; len];
+    // SAFETY: `buf` has exactly `len` writable bytes.
+    unsafe { host_take(buf.as_mut_ptr(), len) };
+    buf
+}
+
 /// Waits for the next tool event (stashed ones first), at most
 /// `timeout_ms` (-1: no timeout).
 pub fn wait(timeout_ms: i64) -> Waited {
@@ -92,12 +98,7 @@ pub fn wait_host(timeout_ms: i64) -> Waited {
     let len = unsafe { host_wait(timeout_ms) };
     match usize::try_from(len) {
         Ok(0) => Waited::Timeout,
-        Ok(len) => {
-            let mut buf = vec![0u8; len];
-            // SAFETY: `buf` has exactly `len` writable bytes.
-            unsafe { host_take(buf.as_mut_ptr(), len) };
-            Waited::Event(buf)
-        }
+        Ok(len) => Waited::Event(take(len)),
         Err(_) => Waited::Idle,
     }
 }

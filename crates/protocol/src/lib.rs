@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -50,12 +50,11 @@ pub mod abi {
 
     /// Guest export `cordon_protocol_version() -> i32`.
     pub const EXPORT_VERSION: &str = "cordon_protocol_version";
-    /// Guest export `cordon_alloc(len: i32) -> i32`: a buffer the host fills
-    /// with one encoded request; ownership passes to the next `cordon_run`.
-    pub const EXPORT_ALLOC: &str = "cordon_alloc";
-    /// Guest export `cordon_run(ptr: i32, len: i32) -> i64`: run one encoded
-    /// [`RunRequest`](crate::RunRequest); returns `ptr << 32 | len` of the
-    /// encoded [`RunOutcome`](crate::RunOutcome), valid until the next call.
+    /// Guest export `cordon_run(len: i32) -> i64`: run one encoded
+    /// [`RunRequest`](crate::RunRequest) of `len` bytes, which the guest
+    /// copies in with `take` first (one call per run, not an allocation call
+    /// and then a run); returns `ptr << 32 | len` of the encoded
+    /// [`RunOutcome`](crate::RunOutcome), valid until the next call.
     pub const EXPORT_RUN: &str = "cordon_run";
     /// Guest export `cordon_init()`: start QuickJS, evaluate the prelude and
     /// create the shell session. The host calls it once, before snapshotting

@@ -1,15 +1,16 @@
-//! CPU time of a run: the thread CPU time spent inside each poll of the
-//! guest's future, so time spent waiting (for the host, or while another
-//! sandbox has the thread) never counts.
+//! CPU time of a run: the time spent inside each poll of the guest's future,
+//! so time spent waiting (for the host, or while another sandbox has the
+//! thread) never counts.
 
 use std::{
     future::Future,
     pin::Pin,
     sync::{
         atomic::{AtomicU64, Ordering},
-        Arc,
+        Arc, OnceLock,
     },
     task::{Context, Poll},
+    time::Instant,
 };
 
 /// CPU time consumed by the current thread, in nanoseconds.
@@ -31,27 +32,64 @@ pub(crate) fn thread_cpu_ns() -> u64 {
 /// Without a per-thread CPU clock, wall time inside the polls stands in.
 #[cfg(not(unix))]
 pub(crate) fn thread_cpu_ns() -> u64 {
-    use std::{sync::OnceLock, time::Instant};
-    static START: OnceLock<Instant> = OnceLock::new();
-    u64::try_from(START.get_or_init(Instant::now).elapsed().as_nanos()).unwrap_or(u64::MAX)
+    wall_ns().max(1)
 }
 
 /// CPU used by one run, shared between the poll wrapper and the epoch
 /// callback (which runs inside a poll, on the polling thread).
+///
+/// Reading the thread's CPU clock is a system call (about 1 µs on the
+/// 2-core VM of BENCHMARKS.md), so a poll does not read it up front. Until
+/// the poll's first epoch tick its time is charged at wall time, an upper
+/// bound of its CPU time (the two differ only while the thread is
+/// descheduled); the tick reads the CPU clock, and from there on the poll is
+/// charged its exact CPU time. A short poll (a tool call's turn, a tiny
+/// script) thus costs two monotonic-clock reads instead of two system calls.
 #[derive(Debug, Default)]
 pub(crate) struct CpuMeter {
     /// CPU of the polls that have finished.
     used_ns: AtomicU64,
-    /// Thread CPU clock when the poll in progress began.
-    poll_start_ns: AtomicU64,
+    /// Monotonic clock when the poll in progress began.
+    poll_start_wall_ns: AtomicU64,
+    /// Thread CPU clock at the poll's first tick; 0 until then.
+    poll_anchor_cpu_ns: AtomicU64,
+    /// Wall time of the poll charged before that tick.
+    poll_before_anchor_ns: AtomicU64,
+}
+
+/// Nanoseconds on a process-wide monotonic clock (a vDSO read).
+fn wall_ns() -> u64 {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    u64::try_from(ORIGIN.get_or_init(Instant::now).elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 impl CpuMeter {
+    fn begin_poll(&self) {
+        self.poll_start_wall_ns.store(wall_ns(), Ordering::Relaxed);
+        self.poll_anchor_cpu_ns.store(0, Ordering::Relaxed);
+    }
+
+    /// CPU of the poll in progress so far.
+    fn poll_spent_ns(&self) -> u64 {
+        let anchor = self.poll_anchor_cpu_ns.load(Ordering::Relaxed);
+        if anchor == 0 {
+            return wall_ns().saturating_sub(self.poll_start_wall_ns.load(Ordering::Relaxed));
+        }
+        self.poll_before_anchor_ns
+            .load(Ordering::Relaxed)
+            .saturating_add(thread_cpu_ns().saturating_sub(anchor))
+    }
+
     /// CPU used so far, counting the poll in progress. Call only from inside
-    /// a poll of the metered future.
+    /// a poll of the metered future (the epoch callback): the first call of a
+    /// poll anchors it to the thread's CPU clock.
     pub(crate) fn used_ns_in_poll(&self) -> u64 {
-        let start = self.poll_start_ns.load(Ordering::Relaxed);
-        self.used_ns.load(Ordering::Relaxed).saturating_add(thread_cpu_ns().saturating_sub(start))
+        if self.poll_anchor_cpu_ns.load(Ordering::Relaxed) == 0 {
+            let before = wall_ns().saturating_sub(self.poll_start_wall_ns.load(Ordering::Relaxed));
+            self.poll_before_anchor_ns.store(before, Ordering::Relaxed);
+            self.poll_anchor_cpu_ns.store(thread_cpu_ns().max(1), Ordering::Relaxed);
+        }
+        self.used_ns.load(Ordering::Relaxed).saturating_add(self.poll_spent_ns())
     }
 
     /// CPU used by finished polls.
@@ -76,11 +114,42 @@ impl<F: Future> Future for Metered<F> {
     type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let start = thread_cpu_ns();
-        self.meter.poll_start_ns.store(start, Ordering::Relaxed);
+        self.meter.begin_poll();
         let out = self.inner.as_mut().poll(cx);
-        let spent = thread_cpu_ns().saturating_sub(start);
+        let spent = self.meter.poll_spent_ns();
         self.meter.used_ns.fetch_add(spent, Ordering::Relaxed);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(unix)]
+    use super::*;
+
+    /// Burns about `ms` of this thread's CPU.
+    #[cfg(unix)]
+    fn spin(ms: u64) {
+        let start = thread_cpu_ns();
+        while thread_cpu_ns().saturating_sub(start) < ms * 1_000_000 {
+            std::hint::black_box(0);
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_poll_is_charged_wall_time_until_anchored_and_cpu_time_after() {
+        let meter = CpuMeter::default();
+        meter.begin_poll();
+        // Asleep before the anchor: charged, as wall time.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let at_anchor = meter.used_ns_in_poll();
+        assert!(at_anchor >= 20_000_000, "{at_anchor}");
+        // Asleep after it: not charged.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        spin(5);
+        let spent = meter.poll_spent_ns();
+        assert!(spent >= at_anchor + 5_000_000, "{spent} after {at_anchor}");
+        assert!(spent < at_anchor + 40_000_000, "the sleep after the anchor was charged: {spent}");
     }
 }

@@ -15,13 +15,19 @@ use std::{
     time::Duration,
 };
 
-/// Guests waiting to be dropped, at most.
-const BACKLOG: usize = 64;
+/// Guests waiting to be dropped, at most. Each keeps its memory slot taken
+/// until then, and the next sandbox takes another slot (which then stays
+/// resident too), so the backlog bounds how many slots a loop of
+/// create/close keeps warm.
+const BACKLOG: usize = 16;
 /// How often the thread looks at the queue while sandboxes are being closed.
-/// Waking a sleeping thread instead would cost `close()` a system call and,
-/// on a VM, an interrupt to another core (about 9 µs on the 2-core machine
-/// of BENCHMARKS.md), half of what the thread saves it.
+/// Waking it for every guest would cost `close()` a system call and, on a
+/// VM, an interrupt to another core (about 9 µs on the 2-core machine of
+/// BENCHMARKS.md), half of what the thread saves it; it is woken only when
+/// [`WAKE_AT`] guests wait.
 const POLL: Duration = Duration::from_millis(1);
+/// Guests waiting at which the thread is woken before its next poll.
+const WAKE_AT: usize = 4;
 /// Polls without finding anything before the thread waits to be woken.
 const LINGER_POLLS: u32 = 100;
 
@@ -33,7 +39,7 @@ struct Queue {
     /// Items the thread has taken and not yet dropped.
     dropping: usize,
     /// The thread waits for items (and must be woken for them); otherwise
-    /// it looks at the queue every [`POLL`].
+    /// it looks at the queue at least every [`POLL`].
     parked: bool,
 }
 
@@ -63,18 +69,17 @@ impl Reaper {
         let mut empty_polls = 0;
         loop {
             let mut queue = self.lock();
-            if queue.items.is_empty() {
-                empty_polls += 1;
-                if empty_polls <= LINGER_POLLS {
-                    drop(queue);
-                    thread::sleep(POLL);
-                    continue;
-                }
-                queue.parked = true;
-                while queue.items.is_empty() {
+            while queue.items.is_empty() {
+                if empty_polls >= LINGER_POLLS {
+                    queue.parked = true;
                     queue = self.changed.wait(queue).unwrap_or_else(|e| e.into_inner());
+                    queue.parked = false;
+                } else {
+                    queue = self.changed.wait_timeout(queue, POLL).unwrap_or_else(|e| e.into_inner()).0;
+                    if queue.items.is_empty() {
+                        empty_polls += 1;
+                    }
                 }
-                queue.parked = false;
             }
             empty_polls = 0;
             let batch = std::mem::take(&mut queue.items);
@@ -97,9 +102,9 @@ pub(crate) fn discard<T: Send + 'static>(item: T) {
         return drop(item);
     }
     queue.items.push(Box::new(item));
-    let parked = queue.parked;
+    let wake = queue.parked || queue.items.len() >= WAKE_AT;
     drop(queue);
-    if parked {
+    if wake {
         reaper.changed.notify_all();
     }
 }

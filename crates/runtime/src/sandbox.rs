@@ -112,8 +112,7 @@ struct Guest {
     /// The shadow-stack pointer, to tell a stack overflow from another
     /// out-of-bounds access after a trap.
     stack_pointer: Option<Global>,
-    alloc: TypedFunc<i32, i32>,
-    run: TypedFunc<(i32, i32), i64>,
+    run: TypedFunc<i32, i64>,
 }
 
 #[derive(Default)]
@@ -573,14 +572,11 @@ impl Sandbox {
                 format!("the guest speaks protocol {found}, the host {}", cordon_protocol::PROTOCOL_VERSION),
             ));
         }
-        let alloc = instance
-            .get_typed_func(&mut store, abi::EXPORT_ALLOC)
-            .map_err(|e| internal("the guest has no allocator", e))?;
         let run = instance
             .get_typed_func(&mut store, abi::EXPORT_RUN)
             .map_err(|e| internal("the guest has no run", e))?;
         let stack_pointer = instance.get_global(&mut store, abi::EXPORT_STACK_POINTER);
-        Ok(Guest { store, memory, stack_pointer, alloc, run })
+        Ok(Guest { store, memory, stack_pointer, run })
     }
 
     /// Sends one request and waits for its outcome under the run's limits.
@@ -618,19 +614,11 @@ impl Sandbox {
         };
         guest.store.set_epoch_deadline(1);
 
+        // The guest copies the request in with `take`: one call per run.
         let bytes = encode(request)?;
         let len = i32::try_from(bytes.len())?;
-        let ptr = Metered::new(guest.alloc.call_async(&mut guest.store, len), Arc::clone(meter)).await?;
-        let range = host::guest_range(ptr, len, guest.memory.data_size(&guest.store))
-            .ok_or_else(|| wasmtime::Error::msg("the guest allocated a buffer outside its memory"))?;
-        guest
-            .memory
-            .data_mut(&mut guest.store)
-            .get_mut(range)
-            .ok_or_else(|| wasmtime::Error::msg("request buffer out of range"))?
-            .copy_from_slice(&bytes);
-        let packed =
-            Metered::new(guest.run.call_async(&mut guest.store, (ptr, len)), Arc::clone(meter)).await?;
+        guest.store.data_mut().taken = Some(bytes);
+        let packed = Metered::new(guest.run.call_async(&mut guest.store, len), Arc::clone(meter)).await?;
 
         let out_ptr = i32::try_from((packed >> 32) & 0xffff_ffff).unwrap_or(-1);
         let out_len = i32::try_from(packed & 0xffff_ffff).unwrap_or(-1);
