@@ -453,3 +453,77 @@ test("the handler gets exactly the validated value, whatever the guest does to J
   assert.equal({}.admin, undefined);
   await sb.close();
 });
+
+test("arguments reach the tool as JSON.stringify writes them, and what a script can observe is read as JSON.stringify reads it", async () => {
+  const sb = await Sandbox.create({
+    tools: { echo: async (args) => args, codes: async ({ s }) => Array.from(s, (c) => c.codePointAt(0)) },
+    capabilities: [{ method: "echo" }, { method: "codes" }],
+  });
+  const r = await sb.run(`
+    const chars = String.fromCharCode(0, 8, 9, 10, 12, 13, 31, 34, 92, 127, 0xe9, 0x4e2d, 0x2028, 0xd83d, 0xde00);
+    const deep = (n) => { const top = {}; let at = top; for (let i = 0; i < n; i++) at = at.next = {}; return top; };
+    const cases = [
+      {},
+      { a: 1, b: 2 },
+      { b: 1, 2: "two", 1: "one", a: [1, 2, 3], "": "empty key", "k\\"ey": chars },
+      { n: -0, f: 0.1 + 0.2, big: 1e21, small: 5e-324, neg: -12.5, max: 2 ** 53 - 1, nan: NaN, inf: -Infinity, i: -2147483648 },
+      { s: chars, t: true, f: false, z: null },
+      { nested: { deep: { deeper: [{ x: null, y: [[], {}], z: "" }] } }, u: undefined, after: 1 },
+      { arr: [1, undefined, 3], holes: [1, , 3], fn: () => 1, sym: Symbol("s"), [Symbol("k")]: 1 },
+      { date: new Date(0), map: new Map([[1, 2]]), bytes: new Uint8Array([1, 2]), boxed: new Number(3), str: new String("s") },
+      { proxy: new Proxy({ a: 1 }, {}), hidden: Object.defineProperty({ v: 1 }, "h", { value: 2, enumerable: false }) },
+      Object.assign(Object.create(null), { x: 1 }),
+      Object.assign(Object.create({ inherited: 1 }), { own: 2 }),
+      new (class Point { constructor() { this.x = 1; this.y = 2; } })(),
+      { shared: [chars, chars] },
+      deep(60),
+    ];
+    // The host hands the handler the value it validated, whose keys come
+    // in sorted order: compare with the keys sorted.
+    const sorted = (_, x) => x && typeof x === "object" && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x;
+    const seen = [];
+    for (const c of cases) {
+      const want = JSON.stringify(JSON.parse(JSON.stringify(c)), sorted);
+      const got = JSON.stringify(await echo(c), sorted);
+      seen.push(got === want ? "same" : "DIFF " + want + " / " + got);
+    }
+    console.log(seen.join(" "));
+    // A lone surrogate goes as JSON.stringify escapes it, which the host's
+    // strict parser refuses.
+    try { await codes({ s: "a\\ud800" }); } catch (e) { console.log(e.code, e.message); }
+    console.log(await codes({ s: "a" + chars.slice(-2) }));
+    try { await echo(deep(70)); } catch (e) { console.log(e.code, e.reason); }
+    let reads = 0;
+    await echo({ get g() { reads++; return 7; } });
+    console.log("getter read", reads, "time(s)");
+    const arr = [1, 2];
+    Object.defineProperty(arr, 1, { get() { reads++; return 3; }, enumerable: true });
+    console.log(JSON.stringify(await echo({ arr })), reads);
+    Object.prototype.toJSON = function () { return { replaced: true }; };
+    const replaced = await echo({ a: 1 });
+    delete Object.prototype.toJSON;
+    console.log(JSON.stringify(replaced));
+    const cycle = { a: 1 };
+    cycle.self = { back: cycle };
+    try { await echo(cycle); } catch (e) { console.log(e.name, e.message); }
+    try { await echo({ n: 1n }); } catch (e) { console.log(e.name, e.message); }
+  `);
+  assert.equal(r.stderr, "");
+  assert.equal(
+    r.stdout,
+    Array(14).fill("same").join(" ") +
+      "\n" +
+      "DENIED codes: not valid JSON: unexpected end of hex escape at line 1 column 14\n" +
+      "[ 97, 128512 ]\n" +
+      "DENIED invalid_arguments\n" +
+      "getter read 1 time(s)\n" +
+      '{"arr":[1,3]} 2\n' +
+      '{"replaced":true}\n' +
+      "TypeError echo: the arguments must be JSON data (circular reference)\n" +
+      "TypeError echo: the arguments must be JSON data (BigInt are forbidden in JSON.stringify)\n",
+  );
+  assert.equal(r.exitCode, 0);
+  await sb.close();
+});

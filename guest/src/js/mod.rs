@@ -14,6 +14,8 @@ use rquickjs::{
 
 use crate::host::{self, Stream, Waited};
 
+mod json;
+
 /// The JavaScript half of the console, tools, timers and value formatting.
 const PRELUDE: &str = include_str!("prelude.js");
 /// The file name guest stack traces show for the script.
@@ -52,10 +54,28 @@ fn start_call<'js>(
     name: rquickjs::String<'js>,
     args: rquickjs::String<'js>,
 ) -> rquickjs::Result<Promise<'js>> {
-    let name = name.to_string().unwrap_or_default();
     let args = args.to_string().unwrap_or_default();
+    begin_call(ctx, name.to_string().unwrap_or_default(), &args)
+}
+
+/// `(name, args) -> Promise | undefined`: starts the call when `args` is
+/// plain data, its JSON text written by [`json::stringify`]; `undefined`
+/// leaves the arguments to `JSON.stringify`.
+fn start_call_data<'js>(
+    ctx: Ctx<'js>,
+    name: rquickjs::String<'js>,
+    args: Value<'js>,
+) -> rquickjs::Result<Option<Promise<'js>>> {
+    // SAFETY: the context and `args` are alive for this call.
+    let Some(text) = (unsafe { json::stringify(ctx.as_raw().as_ptr(), args.as_raw()) }) else {
+        return Ok(None);
+    };
+    begin_call(ctx, name.to_string().unwrap_or_default(), &text).map(Some)
+}
+
+fn begin_call<'js>(ctx: Ctx<'js>, name: String, args: &str) -> rquickjs::Result<Promise<'js>> {
     // The host's id is a u32 passed as an i32.
-    let id = u32::from_ne_bytes(host::tool_call(&name, &args).to_ne_bytes());
+    let id = u32::from_ne_bytes(host::tool_call(&name, args).to_ne_bytes());
     let (promise, resolve, reject) = ctx.promise()?;
     let waiting =
         Waiting { resolve: Persistent::save(&ctx, resolve), reject: Persistent::save(&ctx, reject), name };
@@ -74,6 +94,7 @@ fn new_engine() -> Result<Engine, String> {
         })
         .map_err(|e| e.to_string())?;
         let call = Function::new(ctx.clone(), start_call).map_err(|e| e.to_string())?;
+        let call_data = Function::new(ctx.clone(), start_call_data).map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
         let shell = Function::new(ctx.clone(), |script: rquickjs::String<'_>| -> Vec<String> {
@@ -88,7 +109,7 @@ fn new_engine() -> Result<Engine, String> {
         .map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
         let helpers: Object =
-            install.call((write, call, fs, random, shell)).map_err(|e| format!("prelude: {e}"))?;
+            install.call((write, call, fs, random, shell, call_data)).map_err(|e| format!("prelude: {e}"))?;
         let next_timer: Function =
             helpers.get("nextTimer").map_err(|e| format!("prelude: nextTimer: {e}"))?;
         Ok((Persistent::save(&ctx, next_timer), Persistent::save(&ctx, helpers)))

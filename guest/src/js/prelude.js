@@ -2,8 +2,10 @@
 // once per instance; the returned helpers stay private to the guest's Rust
 // side. `write(stream, text)`, `call(name, argsJson)`, `fsop(requestJson,
 // data, asText)` and `random(n)` reach the host; `shellop(script)` runs the
-// shell in the same sandbox and returns [stdout, stderr, status].
-(function install(write, call, fsop, random, shellop) {
+// shell in the same sandbox and returns [stdout, stderr, status];
+// `callData(name, args)` starts a call whose arguments are plain data (their
+// JSON text made natively) and returns undefined for anything else.
+(function install(write, call, fsop, random, shellop, callData) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -443,9 +445,14 @@
         new TypeError(name + " takes one object argument, like " + name + "({ key: value }), not positional arguments"),
       );
     }
+    const value = args === undefined ? { __proto__: null } : args;
+    // Plain data (the common case) is written natively; anything a script
+    // could observe being read goes through JSON.stringify below.
+    const direct = callData(name, value);
+    if (direct !== undefined) return direct;
     let text;
     try {
-      text = JSONStringify(args === undefined ? { __proto__: null } : args);
+      text = JSONStringify(value);
     } catch (e) {
       return PromiseReject(new TypeError(name + ": the arguments must be JSON data (" + toStr(e && e.message) + ")"));
     }

@@ -1,0 +1,324 @@
+//! `JSON.stringify` of a tool call's arguments, without QuickJS's generic
+//! machinery when the arguments are plain data.
+//!
+//! QuickJS's `JSON.stringify` builds a wrapper object, an array of each
+//! object's keys, a stack array and a quoted string per key: for
+//! `{ a: 1, b: 2 }` that was a quarter of a tool call's cost in the guest.
+//! This path reads the value through property descriptors instead, and
+//! gives up (`None`) on anything whose reading script code could observe
+//! or whose text it does not produce itself: an accessor, a `toJSON`
+//! anywhere on an object's prototype chain, a proxy or any object that is not
+//! a plain object or array, an array hole, a symbol, a function, a BigInt,
+//! a string with a lone surrogate, a cycle, or nesting past [`MAX_DEPTH`].
+//! Nothing it does runs script code, so after `None` the caller calls
+//! `JSON.stringify` as if this had not run; when it answers, the text is the
+//! one `JSON.stringify` gives (the same keys in the same order, numbers
+//! through QuickJS's own `Number` to string conversion, the same escapes).
+
+use std::ptr;
+
+use rquickjs::qjs;
+
+/// `JS_CLASS_OBJECT` and `JS_CLASS_ARRAY` in QuickJS's class table.
+const CLASS_OBJECT: qjs::JSClassID = 1;
+const CLASS_ARRAY: qjs::JSClassID = 2;
+/// Objects nested deeper than this go to `JSON.stringify`.
+const MAX_DEPTH: usize = 64;
+
+/// The JSON text of `value`, or `None` when `JSON.stringify` must decide.
+///
+/// # Safety
+/// `ctx` must be a live context and `value` a value of it, borrowed for the
+/// call.
+pub unsafe fn stringify(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<String> {
+    // SAFETY: the caller's contract; the atom is freed by the guard below.
+    let to_json = unsafe { qjs::JS_NewAtomLen(ctx, c"toJSON".as_ptr(), 6) };
+    if to_json == 0 {
+        // SAFETY: as above.
+        unsafe { clear_exception(ctx) };
+        return None;
+    }
+    let mut writer = Writer { ctx, to_json, out: Vec::new(), open: Vec::new() };
+    // SAFETY: as above.
+    let written = unsafe { writer.value(value) };
+    // SAFETY: `to_json` came from `JS_NewAtomLen` on this context.
+    unsafe { qjs::JS_FreeAtom(ctx, to_json) };
+    match written? {
+        // The text is built from valid UTF-8 pieces and ASCII escapes.
+        Emitted::Written => String::from_utf8(writer.out).ok(),
+        Emitted::Skipped => None,
+    }
+}
+
+enum Emitted {
+    Written,
+    /// `undefined`: left out of an object, `null` in an array.
+    Skipped,
+}
+
+struct Writer {
+    ctx: *mut qjs::JSContext,
+    to_json: qjs::JSAtom,
+    out: Vec<u8>,
+    /// The objects being written, outermost first (a cycle gives up).
+    open: Vec<*mut std::ffi::c_void>,
+}
+
+/// Drops a pending exception (only an allocation failure raises one here):
+/// `JSON.stringify` then runs and meets the same condition itself.
+unsafe fn clear_exception(ctx: *mut qjs::JSContext) {
+    // SAFETY: the caller's context is live.
+    unsafe { qjs::JS_FreeValue(ctx, qjs::JS_GetException(ctx)) };
+}
+
+impl Writer {
+    unsafe fn value(&mut self, v: qjs::JSValue) -> Option<Emitted> {
+        // SAFETY (whole function): `v` is a live value of `self.ctx`.
+        let tag = unsafe { qjs::JS_VALUE_GET_NORM_TAG(v) };
+        match tag {
+            qjs::JS_TAG_INT => {
+                let n = unsafe { qjs::JS_VALUE_GET_INT(v) };
+                self.out.extend_from_slice(n.to_string().as_bytes());
+            }
+            qjs::JS_TAG_BOOL => {
+                let b = unsafe { qjs::JS_VALUE_GET_BOOL(v) };
+                self.out.extend_from_slice(if b { b"true" } else { b"false" });
+            }
+            qjs::JS_TAG_NULL => self.out.extend_from_slice(b"null"),
+            qjs::JS_TAG_UNDEFINED => return Some(Emitted::Skipped),
+            qjs::JS_TAG_FLOAT64 => {
+                if unsafe { qjs::JS_VALUE_GET_FLOAT64(v) }.is_finite() {
+                    // QuickJS's own Number to string: no script code runs.
+                    let text = unsafe { self.text_of(v) }?;
+                    self.out.extend_from_slice(&text);
+                } else {
+                    self.out.extend_from_slice(b"null");
+                }
+            }
+            qjs::JS_TAG_STRING | qjs::JS_TAG_STRING_ROPE => {
+                let text = unsafe { self.text_of(v) }?;
+                self.quote(&text)?;
+            }
+            qjs::JS_TAG_OBJECT => unsafe { self.object(v) }?,
+            _ => return None,
+        }
+        Some(Emitted::Written)
+    }
+
+    /// The UTF-8 text of a string or number (lone surrogates come out as
+    /// three-byte sequences, which [`quote`](Self::quote) refuses).
+    unsafe fn text_of(&self, v: qjs::JSValue) -> Option<Vec<u8>> {
+        let mut len = 0;
+        // SAFETY: `v` is a string or a number of `self.ctx`: converting it
+        // runs no script code.
+        let ptr = unsafe { qjs::JS_ToCStringLen2(self.ctx, &mut len, v, false) };
+        if ptr.is_null() {
+            // SAFETY: the context is live.
+            unsafe { clear_exception(self.ctx) };
+            return None;
+        }
+        // SAFETY: QuickJS returned `len` readable bytes at `ptr`, freed below.
+        let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len as usize) }.to_vec();
+        // SAFETY: `ptr` came from `JS_ToCStringLen2` on this context.
+        unsafe { qjs::JS_FreeCString(self.ctx, ptr) };
+        Some(bytes)
+    }
+
+    /// Appends `text` as a JSON string with `JSON.stringify`'s escapes.
+    fn quote(&mut self, text: &[u8]) -> Option<()> {
+        self.out.push(b'"');
+        let mut bytes = text.iter().copied().peekable();
+        while let Some(b) = bytes.next() {
+            match b {
+                b'"' => self.out.extend_from_slice(b"\\\""),
+                b'\\' => self.out.extend_from_slice(b"\\\\"),
+                b'\n' => self.out.extend_from_slice(b"\\n"),
+                b'\r' => self.out.extend_from_slice(b"\\r"),
+                b'\t' => self.out.extend_from_slice(b"\\t"),
+                0x08 => self.out.extend_from_slice(b"\\b"),
+                0x0c => self.out.extend_from_slice(b"\\f"),
+                0..=0x1f => self.out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+                // A surrogate code point (0xED 0xA0..=0xBF ..): JSON.stringify
+                // escapes it; leave that to it.
+                0xed if bytes.peek().is_some_and(|&next| next >= 0xa0) => return None,
+                _ => self.out.push(b),
+            }
+        }
+        self.out.push(b'"');
+        Some(())
+    }
+
+    unsafe fn object(&mut self, v: qjs::JSValue) -> Option<()> {
+        // SAFETY (whole function): `v` is a live object of `self.ctx`.
+        let class = unsafe { qjs::JS_GetClassID(v) };
+        if class != CLASS_OBJECT && class != CLASS_ARRAY {
+            return None;
+        }
+        let id = unsafe { qjs::JS_VALUE_GET_PTR(v) };
+        if self.open.len() >= MAX_DEPTH || self.open.contains(&id) {
+            return None;
+        }
+        unsafe { self.no_to_json(v) }?;
+        self.open.push(id);
+        let done = if class == CLASS_ARRAY { unsafe { self.array(v) } } else { unsafe { self.members(v) } };
+        self.open.pop();
+        done
+    }
+
+    /// Whether neither `v` nor any of its prototypes has a `toJSON`
+    /// property, asked of ordinary objects only, so no getter or proxy trap
+    /// runs.
+    unsafe fn no_to_json(&self, v: qjs::JSValue) -> Option<()> {
+        // SAFETY (whole function): `v` and each prototype are live objects of
+        // `self.ctx`; every prototype reference taken is freed.
+        let mut current = unsafe { qjs::JS_DupValue(self.ctx, v) };
+        loop {
+            let class = unsafe { qjs::JS_GetClassID(current) };
+            let found = if class == CLASS_OBJECT || class == CLASS_ARRAY {
+                unsafe { qjs::JS_GetOwnProperty(self.ctx, ptr::null_mut(), current, self.to_json) }
+            } else {
+                1
+            };
+            let proto = if found == 0 { unsafe { qjs::JS_GetPrototype(self.ctx, current) } } else { current };
+            unsafe { qjs::JS_FreeValue(self.ctx, current) };
+            if found != 0 {
+                if found < 0 {
+                    unsafe { clear_exception(self.ctx) };
+                }
+                return None;
+            }
+            match unsafe { qjs::JS_VALUE_GET_NORM_TAG(proto) } {
+                qjs::JS_TAG_NULL => return Some(()),
+                qjs::JS_TAG_OBJECT => current = proto,
+                _ => {
+                    unsafe { qjs::JS_FreeValue(self.ctx, proto) };
+                    unsafe { clear_exception(self.ctx) };
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// The own data property `atom` of `v`; `None` when it is missing, an
+    /// accessor, or not written.
+    unsafe fn own(&mut self, v: qjs::JSValue, atom: qjs::JSAtom) -> Option<Emitted> {
+        let mut desc = qjs::JSPropertyDescriptor {
+            flags: 0,
+            value: qjs::JS_UNDEFINED,
+            getter: qjs::JS_UNDEFINED,
+            setter: qjs::JS_UNDEFINED,
+        };
+        // SAFETY: `v` is an ordinary object or array of `self.ctx`: reading a
+        // descriptor runs no script code. The descriptor's values are ours
+        // to free.
+        let found = unsafe { qjs::JS_GetOwnProperty(self.ctx, &mut desc, v, atom) };
+        if found <= 0 {
+            if found < 0 {
+                // SAFETY: the context is live.
+                unsafe { clear_exception(self.ctx) };
+            }
+            return None;
+        }
+        let written = if desc.flags & qjs::JS_PROP_GETSET as i32 != 0 {
+            None
+        } else {
+            // SAFETY: `desc.value` is live until freed below.
+            unsafe { self.value(desc.value) }
+        };
+        // SAFETY: the descriptor's values were given to us by QuickJS.
+        unsafe {
+            qjs::JS_FreeValue(self.ctx, desc.value);
+            qjs::JS_FreeValue(self.ctx, desc.getter);
+            qjs::JS_FreeValue(self.ctx, desc.setter);
+        }
+        written
+    }
+
+    unsafe fn array(&mut self, v: qjs::JSValue) -> Option<()> {
+        let mut len: i64 = 0;
+        // SAFETY: `v` is an array of `self.ctx`; its `length` is an own data
+        // property.
+        if unsafe { qjs::JS_GetLength(self.ctx, v, &mut len) } < 0 {
+            // SAFETY: the context is live.
+            unsafe { clear_exception(self.ctx) };
+            return None;
+        }
+        let len = u32::try_from(len).ok()?;
+        self.out.push(b'[');
+        for i in 0..len {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            // SAFETY: the atom of an index is freed right after its use.
+            let atom = unsafe { qjs::JS_NewAtomUInt32(self.ctx, i) };
+            if atom == 0 {
+                // SAFETY: the context is live.
+                unsafe { clear_exception(self.ctx) };
+                return None;
+            }
+            // A hole reads through the prototype chain: refused by `own`.
+            // SAFETY: as above.
+            let element = unsafe { self.own(v, atom) };
+            unsafe { qjs::JS_FreeAtom(self.ctx, atom) };
+            if let Emitted::Skipped = element? {
+                self.out.extend_from_slice(b"null");
+            }
+        }
+        self.out.push(b']');
+        Some(())
+    }
+
+    unsafe fn members(&mut self, v: qjs::JSValue) -> Option<()> {
+        let mut tab: *mut qjs::JSPropertyEnum = ptr::null_mut();
+        let mut len: u32 = 0;
+        let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_ENUM_ONLY) as i32;
+        // SAFETY: `v` is an ordinary object of `self.ctx`: listing its keys
+        // runs no script code; `tab` is freed below.
+        if unsafe { qjs::JS_GetOwnPropertyNames(self.ctx, &mut tab, &mut len, v, flags) } < 0 {
+            // SAFETY: the context is live.
+            unsafe { clear_exception(self.ctx) };
+            return None;
+        }
+        // SAFETY: QuickJS returned `len` entries at `tab`.
+        let atoms: Vec<qjs::JSAtom> = (0..len as usize).map(|i| unsafe { (*tab.add(i)).atom }).collect();
+        // SAFETY: `atoms` holds its own copies of the atom numbers; the
+        // atoms stay alive as long as `v` has these properties, and no
+        // script code runs before they are read.
+        let done = unsafe { self.members_of(v, &atoms) };
+        // SAFETY: `tab` and `len` came from `JS_GetOwnPropertyNames`.
+        unsafe { qjs::JS_FreePropertyEnum(self.ctx, tab, len) };
+        done
+    }
+
+    unsafe fn members_of(&mut self, v: qjs::JSValue, atoms: &[qjs::JSAtom]) -> Option<()> {
+        self.out.push(b'{');
+        let mut first = true;
+        for &atom in atoms {
+            let start = self.out.len();
+            if !first {
+                self.out.push(b',');
+            }
+            let mut len = 0;
+            // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
+            let key = unsafe { qjs::JS_AtomToCStringLen(self.ctx, &mut len, atom) };
+            if key.is_null() {
+                // SAFETY: the context is live.
+                unsafe { clear_exception(self.ctx) };
+                return None;
+            }
+            // SAFETY: QuickJS returned `len` readable bytes at `key`.
+            let quoted = self.quote(unsafe { std::slice::from_raw_parts(key.cast::<u8>(), len as usize) });
+            // SAFETY: `key` came from `JS_AtomToCStringLen` on this context.
+            unsafe { qjs::JS_FreeCString(self.ctx, key) };
+            quoted?;
+            self.out.push(b':');
+            // SAFETY: `v` is live; the property's value is read as data.
+            match unsafe { self.own(v, atom) }? {
+                Emitted::Written => first = false,
+                Emitted::Skipped => self.out.truncate(start),
+            }
+        }
+        self.out.push(b'}');
+        Some(())
+    }
+}
