@@ -13,26 +13,28 @@ use std::{
     time::Instant,
 };
 
-/// CPU time consumed by the current thread, in nanoseconds.
+/// CPU time consumed by the current thread, in nanoseconds; `None` when the
+/// clock cannot be read (the poll is then charged wall time).
 #[cfg(unix)]
-pub(crate) fn thread_cpu_ns() -> u64 {
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant
     // every supported unix provides.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
-        return 0;
+        return None;
     }
-    u64::try_from(ts.tv_sec)
-        .unwrap_or(0)
+    let ns = u64::try_from(ts.tv_sec)
+        .ok()?
         .saturating_mul(1_000_000_000)
-        .saturating_add(u64::try_from(ts.tv_nsec).unwrap_or(0))
+        .saturating_add(u64::try_from(ts.tv_nsec).ok()?);
+    Some(ns.max(1))
 }
 
 /// Without a per-thread CPU clock, wall time inside the polls stands in.
 #[cfg(not(unix))]
-pub(crate) fn thread_cpu_ns() -> u64 {
-    wall_ns().max(1)
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    None
 }
 
 /// CPU used by one run, shared between the poll wrapper and the epoch
@@ -51,7 +53,8 @@ pub(crate) struct CpuMeter {
     used_ns: AtomicU64,
     /// Monotonic clock when the poll in progress began.
     poll_start_wall_ns: AtomicU64,
-    /// Thread CPU clock at the poll's first tick; 0 until then.
+    /// Thread CPU clock at the poll's first tick; 0 until then (a reading is
+    /// never 0).
     poll_anchor_cpu_ns: AtomicU64,
     /// Wall time of the poll charged before that tick.
     poll_before_anchor_ns: AtomicU64,
@@ -69,25 +72,36 @@ impl CpuMeter {
         self.poll_anchor_cpu_ns.store(0, Ordering::Relaxed);
     }
 
+    /// Wall time of the poll in progress so far.
+    fn poll_wall_ns(&self) -> u64 {
+        wall_ns().saturating_sub(self.poll_start_wall_ns.load(Ordering::Relaxed))
+    }
+
     /// CPU of the poll in progress so far.
     fn poll_spent_ns(&self) -> u64 {
         let anchor = self.poll_anchor_cpu_ns.load(Ordering::Relaxed);
         if anchor == 0 {
-            return wall_ns().saturating_sub(self.poll_start_wall_ns.load(Ordering::Relaxed));
+            return self.poll_wall_ns();
         }
-        self.poll_before_anchor_ns
-            .load(Ordering::Relaxed)
-            .saturating_add(thread_cpu_ns().saturating_sub(anchor))
+        match thread_cpu_ns() {
+            Some(now) => {
+                self.poll_before_anchor_ns.load(Ordering::Relaxed).saturating_add(now.saturating_sub(anchor))
+            }
+            // The clock failed since the anchor: wall time, an upper bound.
+            None => self.poll_wall_ns(),
+        }
     }
 
     /// CPU used so far, counting the poll in progress. Call only from inside
     /// a poll of the metered future (the epoch callback): the first call of a
-    /// poll anchors it to the thread's CPU clock.
+    /// poll anchors it to the thread's CPU clock (when that can be read).
     pub(crate) fn used_ns_in_poll(&self) -> u64 {
         if self.poll_anchor_cpu_ns.load(Ordering::Relaxed) == 0 {
-            let before = wall_ns().saturating_sub(self.poll_start_wall_ns.load(Ordering::Relaxed));
-            self.poll_before_anchor_ns.store(before, Ordering::Relaxed);
-            self.poll_anchor_cpu_ns.store(thread_cpu_ns().max(1), Ordering::Relaxed);
+            let before = self.poll_wall_ns();
+            if let Some(now) = thread_cpu_ns() {
+                self.poll_before_anchor_ns.store(before, Ordering::Relaxed);
+                self.poll_anchor_cpu_ns.store(now, Ordering::Relaxed);
+            }
         }
         self.used_ns.load(Ordering::Relaxed).saturating_add(self.poll_spent_ns())
     }
@@ -130,8 +144,9 @@ mod tests {
     /// Burns about `ms` of this thread's CPU.
     #[cfg(unix)]
     fn spin(ms: u64) {
-        let start = thread_cpu_ns();
-        while thread_cpu_ns().saturating_sub(start) < ms * 1_000_000 {
+        let cpu = || thread_cpu_ns().unwrap_or(0);
+        let start = cpu();
+        while cpu().saturating_sub(start) < ms * 1_000_000 {
             std::hint::black_box(0);
         }
     }

@@ -36,8 +36,10 @@ type Item = Box<dyn Any + Send>;
 #[derive(Default)]
 struct Queue {
     items: Vec<Item>,
-    /// Items the thread has taken and not yet dropped.
-    dropping: usize,
+    /// Batches the thread has taken, and of those, dropped: [`drain`] waits
+    /// for the batches taken before it, not for later ones.
+    taken: u64,
+    finished: u64,
     /// The thread waits for items (and must be woken for them); otherwise
     /// it looks at the queue at least every [`POLL`].
     parked: bool,
@@ -83,10 +85,12 @@ impl Reaper {
             }
             empty_polls = 0;
             let batch = std::mem::take(&mut queue.items);
-            queue.dropping = batch.len();
+            queue.taken += 1;
             drop(queue);
-            drop(batch);
-            self.lock().dropping = 0;
+            // A panicking drop (an embedder's tool future, say) must neither
+            // end the thread nor leave `drain` waiting for this batch.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(batch)));
+            self.lock().finished += 1;
             self.changed.notify_all();
         }
     }
@@ -110,15 +114,20 @@ pub(crate) fn discard<T: Send + 'static>(item: T) {
 }
 
 /// Waits until every guest handed to [`discard`] so far has been dropped
-/// (its memory slot is free again).
+/// (its memory slot is free again). It blocks the calling thread, at most for
+/// one batch of the reaper's (16 instances); only an instantiation that
+/// found the pool full calls it.
 pub fn drain() {
     let Some(reaper) = REAPER.get().copied().flatten() else { return };
     // What the thread has not taken yet is dropped here; then only the batch
     // it is dropping is waited for.
-    let waiting = std::mem::take(&mut reaper.lock().items);
+    let (waiting, taken) = {
+        let mut queue = reaper.lock();
+        (std::mem::take(&mut queue.items), queue.taken)
+    };
     drop(waiting);
     let mut queue = reaper.lock();
-    while queue.dropping > 0 {
+    while queue.finished < taken {
         queue = reaper.changed.wait(queue).unwrap_or_else(|e| e.into_inner());
     }
 }
@@ -158,5 +167,29 @@ mod tests {
         }
         drain();
         assert_eq!(dropped.load(Ordering::SeqCst), 1 + 3 * BACKLOG);
+
+        // A drop that panics ends neither the thread nor `drain`.
+        discard(Panics);
+        let start = std::time::Instant::now();
+        while !REAPER.get().copied().flatten().is_some_and(|r| r.lock().items.is_empty())
+            && start.elapsed() < Duration::from_secs(10)
+        {
+            thread::sleep(Duration::from_millis(1));
+        }
+        drain();
+        discard(Counted(Arc::clone(&dropped)));
+        let start = std::time::Instant::now();
+        while dropped.load(Ordering::SeqCst) == 1 + 3 * BACKLOG && start.elapsed() < Duration::from_secs(10) {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(dropped.load(Ordering::SeqCst), 2 + 3 * BACKLOG);
+    }
+
+    struct Panics;
+
+    impl Drop for Panics {
+        fn drop(&mut self) {
+            panic!("a drop that panics (expected by this test)");
+        }
     }
 }

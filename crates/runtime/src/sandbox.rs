@@ -494,8 +494,9 @@ impl Sandbox {
             }
             Err(err) => {
                 let stack_overflowed = guest.stack_overflowed();
-                // The instance may be in any state after a trap: drop it.
-                drop(guest);
+                // The instance may be in any state after a trap: drop it
+                // (on the reaper's thread, like a closed sandbox's).
+                reaper::discard(guest);
                 let (code, message) =
                     classify(&err, memory_hit, stack_overflowed, &self.limits, self.is_closed());
                 report.exit_code = 1;
@@ -619,6 +620,11 @@ impl Sandbox {
         let len = i32::try_from(bytes.len())?;
         guest.store.data_mut().taken = Some(bytes);
         let packed = Metered::new(guest.run.call_async(&mut guest.store, len), Arc::clone(meter)).await?;
+        // The epoch callback checks the budget at each tick; CPU spent after
+        // the last one counts too.
+        if !metered && meter.used_ns() > self.limits.cpu_ms.saturating_mul(1_000_000) {
+            return Err(Stop(ErrorCode::CpuLimit).into());
+        }
 
         let out_ptr = i32::try_from((packed >> 32) & 0xffff_ffff).unwrap_or(-1);
         let out_len = i32::try_from(packed & 0xffff_ffff).unwrap_or(-1);

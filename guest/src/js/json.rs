@@ -72,27 +72,36 @@ unsafe fn clear_exception(ctx: *mut qjs::JSContext) {
 }
 
 impl Writer {
+    /// Appends `bytes`; `None` when memory runs out (`JSON.stringify` then
+    /// raises QuickJS's catchable out-of-memory error instead of the guest
+    /// aborting).
+    fn put(&mut self, bytes: &[u8]) -> Option<()> {
+        self.out.try_reserve(bytes.len()).ok()?;
+        self.out.extend_from_slice(bytes);
+        Some(())
+    }
+
     unsafe fn value(&mut self, v: qjs::JSValue) -> Option<Emitted> {
         // SAFETY (whole function): `v` is a live value of `self.ctx`.
         let tag = unsafe { qjs::JS_VALUE_GET_NORM_TAG(v) };
         match tag {
             qjs::JS_TAG_INT => {
                 let n = unsafe { qjs::JS_VALUE_GET_INT(v) };
-                self.out.extend_from_slice(n.to_string().as_bytes());
+                self.put(n.to_string().as_bytes())?;
             }
             qjs::JS_TAG_BOOL => {
                 let b = unsafe { qjs::JS_VALUE_GET_BOOL(v) };
-                self.out.extend_from_slice(if b { b"true" } else { b"false" });
+                self.put(if b { b"true" } else { b"false" })?;
             }
-            qjs::JS_TAG_NULL => self.out.extend_from_slice(b"null"),
+            qjs::JS_TAG_NULL => self.put(b"null")?,
             qjs::JS_TAG_UNDEFINED => return Some(Emitted::Skipped),
             qjs::JS_TAG_FLOAT64 => {
                 if unsafe { qjs::JS_VALUE_GET_FLOAT64(v) }.is_finite() {
                     // QuickJS's own Number to string: no script code runs.
                     let text = unsafe { self.text_of(v) }?;
-                    self.out.extend_from_slice(&text);
+                    self.put(&text)?;
                 } else {
-                    self.out.extend_from_slice(b"null");
+                    self.put(b"null")?;
                 }
             }
             qjs::JS_TAG_STRING | qjs::JS_TAG_STRING_ROPE => {
@@ -118,34 +127,48 @@ impl Writer {
             return None;
         }
         // SAFETY: QuickJS returned `len` readable bytes at `ptr`, freed below.
-        let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len as usize) }.to_vec();
+        let text = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len as usize) };
+        let mut bytes = Vec::new();
+        let copied = bytes.try_reserve(text.len()).is_ok();
+        if copied {
+            bytes.extend_from_slice(text);
+        }
         // SAFETY: `ptr` came from `JS_ToCStringLen2` on this context.
         unsafe { qjs::JS_FreeCString(self.ctx, ptr) };
-        Some(bytes)
+        copied.then_some(bytes)
     }
 
     /// Appends `text` as a JSON string with `JSON.stringify`'s escapes.
     fn quote(&mut self, text: &[u8]) -> Option<()> {
-        self.out.push(b'"');
-        let mut bytes = text.iter().copied().peekable();
-        while let Some(b) = bytes.next() {
-            match b {
-                b'"' => self.out.extend_from_slice(b"\\\""),
-                b'\\' => self.out.extend_from_slice(b"\\\\"),
-                b'\n' => self.out.extend_from_slice(b"\\n"),
-                b'\r' => self.out.extend_from_slice(b"\\r"),
-                b'\t' => self.out.extend_from_slice(b"\\t"),
-                0x08 => self.out.extend_from_slice(b"\\b"),
-                0x0c => self.out.extend_from_slice(b"\\f"),
-                0..=0x1f => self.out.extend_from_slice(format!("\\u{b:04x}").as_bytes()),
+        self.out.try_reserve(text.len() + 2).ok()?;
+        self.put(b"\"")?;
+        // Bytes are copied in runs; only what needs an escape breaks a run.
+        let mut run = 0;
+        for (i, &b) in text.iter().enumerate() {
+            let short: &[u8] = match b {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0..=0x1f => b"",
                 // A surrogate code point (0xED 0xA0..=0xBF ..): JSON.stringify
                 // escapes it; leave that to it.
-                0xed if bytes.peek().is_some_and(|&next| next >= 0xa0) => return None,
-                _ => self.out.push(b),
+                0xed if text.get(i + 1).is_some_and(|&next| next >= 0xa0) => return None,
+                _ => continue,
+            };
+            self.put(text.get(run..i)?)?;
+            if short.is_empty() {
+                self.put(format!("\\u{b:04x}").as_bytes())?;
+            } else {
+                self.put(short)?;
             }
+            run = i + 1;
         }
-        self.out.push(b'"');
-        Some(())
+        self.put(text.get(run..)?)?;
+        self.put(b"\"")
     }
 
     unsafe fn object(&mut self, v: qjs::JSValue) -> Option<()> {
@@ -244,10 +267,10 @@ impl Writer {
             return None;
         }
         let len = u32::try_from(len).ok()?;
-        self.out.push(b'[');
+        self.put(b"[")?;
         for i in 0..len {
             if i > 0 {
-                self.out.push(b',');
+                self.put(b",")?;
             }
             // SAFETY: the atom of an index is freed right after its use.
             let atom = unsafe { qjs::JS_NewAtomUInt32(self.ctx, i) };
@@ -261,10 +284,10 @@ impl Writer {
             let element = unsafe { self.own(v, atom) };
             unsafe { qjs::JS_FreeAtom(self.ctx, atom) };
             if let Emitted::Skipped = element? {
-                self.out.extend_from_slice(b"null");
+                self.put(b"null")?;
             }
         }
-        self.out.push(b']');
+        self.put(b"]")?;
         Some(())
     }
 
@@ -279,24 +302,29 @@ impl Writer {
             unsafe { clear_exception(self.ctx) };
             return None;
         }
-        // SAFETY: QuickJS returned `len` entries at `tab`.
-        let atoms: Vec<qjs::JSAtom> = (0..len as usize).map(|i| unsafe { (*tab.add(i)).atom }).collect();
-        // SAFETY: `atoms` holds its own copies of the atom numbers; the
-        // atoms stay alive as long as `v` has these properties, and no
-        // script code runs before they are read.
-        let done = unsafe { self.members_of(v, &atoms) };
+        let mut atoms: Vec<qjs::JSAtom> = Vec::new();
+        let done = if atoms.try_reserve(len as usize).is_ok() {
+            // SAFETY: QuickJS returned `len` entries at `tab`.
+            atoms.extend((0..len as usize).map(|i| unsafe { (*tab.add(i)).atom }));
+            // SAFETY: `atoms` holds copies of the atom numbers; the atoms stay
+            // alive as long as `v` has these properties, and no script code
+            // runs before they are read.
+            unsafe { self.members_of(v, &atoms) }
+        } else {
+            None
+        };
         // SAFETY: `tab` and `len` came from `JS_GetOwnPropertyNames`.
         unsafe { qjs::JS_FreePropertyEnum(self.ctx, tab, len) };
         done
     }
 
     unsafe fn members_of(&mut self, v: qjs::JSValue, atoms: &[qjs::JSAtom]) -> Option<()> {
-        self.out.push(b'{');
+        self.put(b"{")?;
         let mut first = true;
         for &atom in atoms {
             let start = self.out.len();
             if !first {
-                self.out.push(b',');
+                self.put(b",")?;
             }
             let mut len = 0;
             // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
@@ -311,14 +339,14 @@ impl Writer {
             // SAFETY: `key` came from `JS_AtomToCStringLen` on this context.
             unsafe { qjs::JS_FreeCString(self.ctx, key) };
             quoted?;
-            self.out.push(b':');
+            self.put(b":")?;
             // SAFETY: `v` is live; the property's value is read as data.
             match unsafe { self.own(v, atom) }? {
                 Emitted::Written => first = false,
                 Emitted::Skipped => self.out.truncate(start),
             }
         }
-        self.out.push(b'}');
+        self.put(b"}")?;
         Some(())
     }
 }
