@@ -36,7 +36,7 @@ test("a full instance pool refuses one more sandbox with a typed error, and a cl
   assert.equal(p.status, 0);
   assert.deepEqual(JSON.parse(p.stdout), {
     refused:
-      "TOO_MANY_SANDBOXES every instance slot of this process is in use (maximum concurrent limit of 3 for core instances reached); " +
+      "TOO_MANY_SANDBOXES every instance slot of this process is in use (3 sandboxes hold one); " +
       "close sandboxes or raise CORDON_POOL_SIZE",
     still: "ok",
     after: "freed",

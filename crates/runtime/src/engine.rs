@@ -9,7 +9,7 @@ use wasmtime::{
 use crate::{
     cache::{self, CacheOutcome},
     host::HostState,
-    preinit, ErrorCode, RunFailure,
+    preinit, trim, ErrorCode, RunFailure,
 };
 
 pub use crate::cache::CacheOutcome as ModuleSource;
@@ -26,6 +26,9 @@ pub(crate) struct Shared {
     pub(crate) engine: Engine,
     pub(crate) pre: InstancePre<HostState>,
     pub(crate) source: CacheOutcome,
+    /// What idle sandboxes' memory is compared with (`trim`); `None` for the
+    /// fuel-metered engine, or without `PAGEMAP_SCAN`.
+    pub(crate) pristine: Option<trim::Pristine>,
 }
 
 static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
@@ -53,6 +56,8 @@ pub(crate) fn config(metered: bool) -> Config {
         .cranelift_opt_level(OptLevel::Speed);
     let slots = pool_size();
     if slots > 0 {
+        // One more slot for the pristine instance `trim` compares with.
+        let slots = if reserves_pristine(metered) { slots.saturating_add(1) } else { slots };
         let mut pool = PoolingAllocationConfig::default();
         pool.total_core_instances(slots)
             .total_memories(slots)
@@ -74,6 +79,11 @@ pub(crate) fn config(metered: bool) -> Config {
     config
 }
 
+/// Whether the engine keeps a pristine instance (see `trim`).
+fn reserves_pristine(metered: bool) -> bool {
+    !metered && PoolingAllocationConfig::is_pagemap_scan_available()
+}
+
 /// The largest linear memory a sandbox may have (`limits.memoryBytes`).
 const MAX_MEMORY: usize = 4 << 30;
 /// Dirty bytes of a freed memory or table slot restored in place (kept
@@ -81,9 +91,10 @@ const MAX_MEMORY: usize = 4 << 30;
 /// hundred KiB.
 const KEEP_RESIDENT: usize = 2 << 20;
 
-/// Instances alive at once in the pooling allocator: `CORDON_POOL_SIZE`,
-/// default 1000; 0 allocates each instance on demand instead.
-fn pool_size() -> u32 {
+/// Sandboxes with an instance alive at once in the pooling allocator:
+/// `CORDON_POOL_SIZE`, default 1000; 0 allocates each instance on demand
+/// instead.
+pub(crate) fn pool_size() -> u32 {
     std::env::var("CORDON_POOL_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
@@ -96,7 +107,9 @@ fn init(metered: bool) -> Result<Shared, String> {
     .map_err(|e| format!("cannot compile the guest: {e}"))?;
     let linker = preinit::linker(&engine).map_err(|e| format!("cannot link the host imports: {e}"))?;
     let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
-    Ok(Shared { engine, pre, source })
+    // Made first, so it takes the slot reserved for it.
+    let pristine = if reserves_pristine(metered) { trim::pristine(&engine, &pre) } else { None };
+    Ok(Shared { engine, pre, source, pristine })
 }
 
 /// The shared engine and module (the fuel-metered one when `metered`),

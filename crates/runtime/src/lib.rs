@@ -34,6 +34,7 @@ mod snapshot;
 mod ticker;
 mod tools;
 mod trace;
+mod trim;
 mod wasi;
 
 pub use cordon_policy as policy;

@@ -1,4 +1,5 @@
-//! Drops the guests of closed sandboxes on a thread of its own.
+//! Drops the guests of closed sandboxes on a thread of its own, and runs the
+//! idle work scheduled with [`schedule`] (trimming idle sandboxes' memory).
 //!
 //! Dropping a guest gives its memory slot back to the pooling allocator,
 //! which copies the pages the guest wrote back from the image: about 20 µs
@@ -12,7 +13,7 @@ use std::{
     any::Any,
     sync::{Condvar, Mutex, MutexGuard, OnceLock},
     thread,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 /// Guests waiting to be dropped, at most. Each keeps its memory slot taken
@@ -32,17 +33,28 @@ const WAKE_AT: usize = 4;
 const LINGER_POLLS: u32 = 100;
 
 type Item = Box<dyn Any + Send>;
+/// Work to do at a given time; it returns when to run it again, if ever.
+pub(crate) type Task = Box<dyn FnMut() -> Option<Instant> + Send>;
 
 #[derive(Default)]
 struct Queue {
     items: Vec<Item>,
+    /// Tasks and when they are due.
+    timed: Vec<(Instant, Task)>,
     /// Batches the thread has taken, and of those, dropped: [`drain`] waits
     /// for the batches taken before it, not for later ones.
     taken: u64,
     finished: u64,
-    /// The thread waits for items (and must be woken for them); otherwise
-    /// it looks at the queue at least every [`POLL`].
+    /// The thread waits for items (and must be woken for them), or until
+    /// its earliest task is due; otherwise it looks at the queue at least
+    /// every [`POLL`].
     parked: bool,
+}
+
+impl Queue {
+    fn next_due(&self) -> Option<Instant> {
+        self.timed.iter().map(|(at, _)| *at).min()
+    }
 }
 
 struct Reaper {
@@ -71,28 +83,73 @@ impl Reaper {
         let mut empty_polls = 0;
         loop {
             let mut queue = self.lock();
-            while queue.items.is_empty() {
+            loop {
+                let now = Instant::now();
+                let next_due = queue.next_due();
+                if !queue.items.is_empty() || next_due.is_some_and(|at| at <= now) {
+                    break;
+                }
+                let until_due = next_due.map(|at| at - now);
                 if empty_polls >= LINGER_POLLS {
                     queue.parked = true;
-                    queue = self.changed.wait(queue).unwrap_or_else(|e| e.into_inner());
+                    queue = match until_due {
+                        Some(wait) => {
+                            self.changed.wait_timeout(queue, wait).unwrap_or_else(|e| e.into_inner()).0
+                        }
+                        None => self.changed.wait(queue).unwrap_or_else(|e| e.into_inner()),
+                    };
                     queue.parked = false;
                 } else {
-                    queue = self.changed.wait_timeout(queue, POLL).unwrap_or_else(|e| e.into_inner()).0;
+                    let wait = until_due.map_or(POLL, |d| d.min(POLL));
+                    queue = self.changed.wait_timeout(queue, wait).unwrap_or_else(|e| e.into_inner()).0;
                     if queue.items.is_empty() {
                         empty_polls += 1;
                     }
                 }
             }
-            empty_polls = 0;
+            let now = Instant::now();
+            let (due, later): (Vec<_>, Vec<_>) =
+                std::mem::take(&mut queue.timed).into_iter().partition(|(at, _)| *at <= now);
+            queue.timed = later;
             let batch = std::mem::take(&mut queue.items);
-            queue.taken += 1;
+            let dropping = !batch.is_empty();
+            if dropping {
+                empty_polls = 0;
+                queue.taken += 1;
+            }
             drop(queue);
             // A panicking drop (an embedder's tool future, say) must neither
             // end the thread nor leave `drain` waiting for this batch.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(batch)));
-            self.lock().finished += 1;
-            self.changed.notify_all();
+            let mut again = Vec::new();
+            for (_, mut task) in due {
+                let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut task));
+                if let Ok(Some(at)) = next {
+                    again.push((at, task));
+                }
+            }
+            let mut queue = self.lock();
+            queue.timed.extend(again);
+            if dropping {
+                queue.finished += 1;
+                drop(queue);
+                self.changed.notify_all();
+            }
         }
+    }
+}
+
+/// Runs `task` on the reaper's thread at `at` (and again at the time it
+/// returns, until it returns `None`); without the thread, never.
+pub(crate) fn schedule(at: Instant, task: Task) {
+    let Some(reaper) = reaper() else { return };
+    let mut queue = reaper.lock();
+    // A parked thread wakes by itself for a task due before this one.
+    let wake = queue.parked && queue.next_due().is_none_or(|due| at < due);
+    queue.timed.push((at, task));
+    drop(queue);
+    if wake {
+        reaper.changed.notify_all();
     }
 }
 
@@ -183,6 +240,34 @@ mod tests {
             thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(dropped.load(Ordering::SeqCst), 2 + 3 * BACKLOG);
+    }
+
+    #[test]
+    fn a_scheduled_task_runs_when_due_and_again_when_it_asks() {
+        let runs = Arc::new(Mutex::new(Vec::new()));
+        let start = Instant::now();
+        let seen = Arc::clone(&runs);
+        schedule(
+            start + Duration::from_millis(30),
+            Box::new(move || {
+                let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
+                seen.push(Instant::now());
+                // Twice more, 20 ms apart, then done.
+                (seen.len() < 3).then(|| Instant::now() + Duration::from_millis(20))
+            }),
+        );
+        while runs.lock().unwrap_or_else(|e| e.into_inner()).len() < 3
+            && start.elapsed() < Duration::from_secs(10)
+        {
+            thread::sleep(Duration::from_millis(1));
+        }
+        // Nothing runs it a fourth time.
+        thread::sleep(Duration::from_millis(100));
+        let runs = runs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert_eq!(runs.len(), 3);
+        assert!(runs[0] >= start + Duration::from_millis(30), "ran before it was due");
+        assert!(runs[1] >= runs[0] + Duration::from_millis(20));
+        assert!(runs[2] >= runs[1] + Duration::from_millis(20));
     }
 
     struct Panics;

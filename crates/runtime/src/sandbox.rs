@@ -25,6 +25,7 @@ use crate::{
     reaper, ticker,
     tools::{ToolCallRecord, ToolLimits, ToolState, Tools},
     trace::{Divergence, Trace, Tracer, TRACE_VERSION},
+    trim,
     wasi::ProcExit,
     ErrorCode, Limits, RunFailure,
 };
@@ -123,12 +124,17 @@ struct Slot {
     lost: bool,
     closed: bool,
     current: Option<CancelFlag>,
+    /// When the last run ended, and whether a trim of the idle guest's
+    /// memory is scheduled (see `trim`).
+    last_end: Option<Instant>,
+    trim_scheduled: bool,
 }
 
 /// An isolated JavaScript environment with its own memory and limits.
 pub struct Sandbox {
     limits: Limits,
-    slot: Mutex<Slot>,
+    /// Shared with the reaper's trim task, which holds it weakly.
+    slot: Arc<Mutex<Slot>>,
     tools: Option<Tools>,
     /// Capability budgets: they outlive runs and instance restarts.
     budgets: Arc<Mutex<Budgets>>,
@@ -140,7 +146,7 @@ pub struct Sandbox {
 
 impl Drop for Sandbox {
     fn drop(&mut self) {
-        let slot = self.slot.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.lock();
         if let Some(guest) = slot.guest.take() {
             reaper::discard(guest);
         }
@@ -172,10 +178,48 @@ impl Drop for Lease<'_> {
             return;
         }
         match self.guest.take() {
-            Some(guest) => slot.guest = Some(guest),
+            Some(guest) => {
+                slot.guest = Some(guest);
+                let now = Instant::now();
+                slot.last_end = Some(now);
+                if !slot.trim_scheduled {
+                    if let Some(pristine) = self.sandbox.pristine() {
+                        slot.trim_scheduled = true;
+                        let slot = Arc::downgrade(&self.sandbox.slot);
+                        reaper::schedule(now + trim::IDLE, Box::new(move || trim_when_idle(&slot, pristine)));
+                    }
+                }
+            }
             None => slot.lost = true,
         }
     }
+}
+
+/// The reaper's task for an idle sandbox: trims its guest's memory once no
+/// run has ended for `trim::IDLE`; otherwise asks to be run again then.
+fn trim_when_idle(slot: &std::sync::Weak<Mutex<Slot>>, pristine: trim::Pristine) -> Option<Instant> {
+    let slot = slot.upgrade()?;
+    let mut slot = match slot.try_lock() {
+        Ok(slot) => slot,
+        Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        // Someone is starting or ending a run: look again later.
+        Err(std::sync::TryLockError::WouldBlock) => return Some(Instant::now() + trim::IDLE),
+    };
+    if slot.busy {
+        return Some(Instant::now() + trim::IDLE);
+    }
+    let idle_at = slot.last_end.map(|end| end + trim::IDLE);
+    if let Some(at) = idle_at.filter(|at| *at > Instant::now()) {
+        return Some(at);
+    }
+    slot.trim_scheduled = false;
+    if let Some(guest) = &slot.guest {
+        // SAFETY: the slot is locked and not busy, so no run uses the guest.
+        unsafe {
+            trim::trim(pristine, guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
+        };
+    }
+    None
 }
 
 impl Sandbox {
@@ -225,7 +269,7 @@ impl Sandbox {
         };
         let tree = Tree::new(quotas, mounts).map_err(|e| RunFailure::new(ErrorCode::InvalidOptions, e))?;
         let fs = Arc::new(Mutex::new(tree));
-        Ok(Self { limits, slot: Mutex::new(Slot::default()), tools, budgets, fs, determinism })
+        Ok(Self { limits, slot: Arc::default(), tools, budgets, fs, determinism })
     }
 
     pub fn limits(&self) -> &Limits {
@@ -369,6 +413,38 @@ impl Sandbox {
         if let Some(current) = &slot.current {
             current.cancel();
         }
+    }
+
+    /// Gives back, now, the memory pages the guest wrote but left as they
+    /// were in the image (the reaper does it once the sandbox has been idle
+    /// for 100 ms); returns how many. `None` when there is nothing to trim
+    /// (no instance yet, a run in progress) or it cannot be done here (a
+    /// deterministic sandbox, or a kernel without `PAGEMAP_SCAN`).
+    pub fn trim_memory(&self) -> Option<usize> {
+        let pristine = self.pristine()?;
+        let slot = self.lock();
+        let guest = slot.guest.as_ref().filter(|_| !slot.busy)?;
+        // SAFETY: the slot is locked and not busy, so no run uses the guest.
+        Some(unsafe {
+            trim::trim(pristine, guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
+        })
+    }
+
+    /// The guest memory pages this sandbox holds on its own (written since
+    /// its instance was made, not shared with the image); `None` as for
+    /// [`trim_memory`](Self::trim_memory). For tests and diagnostics.
+    pub fn private_pages(&self) -> Option<usize> {
+        self.pristine()?;
+        let slot = self.lock();
+        let guest = slot.guest.as_ref().filter(|_| !slot.busy)?;
+        trim::private_pages(guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
+    }
+
+    fn pristine(&self) -> Option<trim::Pristine> {
+        if self.metered() {
+            return None;
+        }
+        engine::shared(false).ok()?.pristine
     }
 
     pub fn is_closed(&self) -> bool {
@@ -542,12 +618,13 @@ impl Sandbox {
         let internal =
             |what: &str, e: wasmtime::Error| RunFailure::new(ErrorCode::Internal, format!("{what}: {e}"));
         let instance = shared.pre.instantiate_async(&mut store).await.map_err(|e| {
-            if let Some(full) = e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>() {
+            if e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>().is_some() {
                 RunFailure::new(
                     ErrorCode::TooManySandboxes,
                     format!(
-                        "every instance slot of this process is in use ({full}); close sandboxes \
-                         or raise CORDON_POOL_SIZE"
+                        "every instance slot of this process is in use ({} sandboxes hold one); \
+                         close sandboxes or raise CORDON_POOL_SIZE",
+                        engine::pool_size()
                     ),
                 )
             } else if store.data().limiter.hit {

@@ -26,8 +26,12 @@ struct Engine {
     context: Context,
     /// The helpers object the prelude returns.
     helpers: Persistent<Object<'static>>,
-    /// The helper called on every turn of the run loop.
+    /// The helpers every run calls, looked up once: `begin`, `nextTimer`
+    /// (on every turn of the run loop), `end` and `render`.
+    begin: Persistent<Function<'static>>,
     next_timer: Persistent<Function<'static>>,
+    end: Persistent<Function<'static>>,
+    render: Persistent<Function<'static>>,
     /// Tool names whose bindings are installed.
     tools: Vec<String>,
 }
@@ -110,12 +114,16 @@ fn new_engine() -> Result<Engine, String> {
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
         let helpers: Object =
             install.call((write, call, fs, random, shell, call_data)).map_err(|e| format!("prelude: {e}"))?;
-        let next_timer: Function =
-            helpers.get("nextTimer").map_err(|e| format!("prelude: nextTimer: {e}"))?;
-        Ok((Persistent::save(&ctx, next_timer), Persistent::save(&ctx, helpers)))
+        let get = |name: &str| -> Result<Persistent<Function<'static>>, String> {
+            let f: Function = helpers.get(name).map_err(|e| format!("prelude: {name}: {e}"))?;
+            Ok(Persistent::save(&ctx, f))
+        };
+        let (begin, next_timer, end, render) =
+            (get("begin")?, get("nextTimer")?, get("end")?, get("render")?);
+        Ok((Persistent::save(&ctx, helpers), begin, next_timer, end, render))
     })?;
-    let (next_timer, helpers) = helpers;
-    Ok(Engine { runtime, context, helpers, next_timer, tools: Vec::new() })
+    let (helpers, begin, next_timer, end, render) = helpers;
+    Ok(Engine { runtime, context, helpers, begin, next_timer, end, render, tools: Vec::new() })
 }
 
 /// The native half of `fs`: `(requestJson, data?, asText) -> [replyJson, payload]`.
@@ -213,7 +221,7 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
     let tools_changed = engine.tools != request.tools;
     let started = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
         let helpers = restore(&ctx, &engine.helpers)?;
-        let begin: Function = helper(&helpers, "begin")?;
+        let begin = engine.begin.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
         let tools: Option<Vec<String>> = tools_changed.then(|| request.tools.clone());
         begin
             .call::<_, ()>((request.output_limit as f64, tools))
@@ -330,7 +338,7 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
         // Calls and timers the script left behind end with the run; an
         // exception thrown by a timer callback is the run's uncaught error.
         WAITING.with(|w| w.borrow_mut().clear());
-        let end: Result<Function, _> = helpers.get("end");
+        let end = engine.end.clone().restore(&ctx);
         if let Ok(Some(thrown_by_timer)) = end.and_then(|f| f.call::<_, Option<rquickjs::Array>>(())) {
             let value = thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
             return thrown(&ctx, &helpers, value);
@@ -345,7 +353,7 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
                     Some(Ok(value)) => value,
                     _ => return internal_error("settled promise has no value".into()),
                 };
-                let render: Result<Function, _> = helpers.get("render");
+                let render = engine.render.clone().restore(&ctx);
                 let rendered = render.and_then(|f| f.call::<_, Option<String>>((value,)));
                 match rendered {
                     Ok(value) => RunOutcome { exit_code: 0, value, error: None },

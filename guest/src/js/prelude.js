@@ -733,7 +733,8 @@
   return {
     // Called before each run: the output budget, and the tool names when they changed.
     begin(n, names) {
-      budget = [0, n, n];
+      budget[1] = n;
+      budget[2] = n;
       uncaught = undefined;
       if (names) {
         registered = copyOf(names);

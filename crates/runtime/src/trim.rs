@@ -1,0 +1,255 @@
+//! Gives the memory pages an idle sandbox holds but did not change back to
+//! the guest's image.
+//!
+//! Every instance maps the pre-initialised guest copy-on-write, so a page
+//! costs a sandbox host memory only once the guest writes to it. Many pages a
+//! run writes end up as they were: QuickJS counts references by writing them
+//! (up and back down), and the pool copies the image back into the pages a
+//! previous instance of the slot wrote. Once a sandbox has been idle for
+//! [`IDLE`], the reaper thread finds its private pages (`PAGEMAP_SCAN`),
+//! compares each with a pristine instance's, and drops those that are equal
+//! (`MADV_DONTNEED`): the mapping then reads the image again, which holds the
+//! same bytes, so the guest cannot tell. Its next run faults those pages in
+//! again, as a fresh sandbox would.
+//!
+//! Without `PAGEMAP_SCAN` (Linux before 6.7) or the pristine instance,
+//! nothing is trimmed.
+
+use std::{
+    fs::File,
+    future::Future,
+    os::fd::AsRawFd,
+    pin::pin,
+    sync::OnceLock,
+    task::{Context, Poll, Waker},
+    time::Duration,
+};
+
+use wasmtime::{Engine, InstancePre, Store};
+
+use crate::{
+    entropy::Entropy,
+    host::HostState,
+    mounts::Tree,
+    tools::{ToolLimits, ToolState},
+};
+
+/// How long a sandbox stays idle before it is trimmed. A sandbox run again
+/// and again is never trimmed; one waiting on its agent is.
+pub(crate) const IDLE: Duration = Duration::from_millis(100);
+
+/// The linear memory of an instance that never ran, kept for the process's
+/// lifetime (it holds one pool slot, reserved for it by `engine::config`).
+#[derive(Clone, Copy)]
+pub(crate) struct Pristine {
+    base: usize,
+    len: usize,
+}
+
+/// Instantiates the guest once, never to run it, and keeps its memory.
+pub(crate) fn pristine(engine: &Engine, pre: &InstancePre<HostState>) -> Option<Pristine> {
+    pagemap()?;
+    let fs = Tree::new(cordon_vfs::Quotas::default(), &[]).ok()?;
+    let tools = ToolState::new(None, ToolLimits { timeout: Duration::ZERO, result_bytes: 0 });
+    let state =
+        HostState::new(usize::MAX, tools, std::sync::Arc::new(std::sync::Mutex::new(fs)), Entropy::new(None));
+    let mut store = Store::new(engine, state);
+    // Instantiating runs no guest code (the module has no start function).
+    store.set_epoch_deadline(u64::MAX);
+    let instance = ready(pre.instantiate_async(&mut store))?.ok()?;
+    let memory = instance.get_memory(&mut store, cordon_protocol::abi::EXPORT_MEMORY)?;
+    let pristine = Pristine { base: memory.data_ptr(&store) as usize, len: memory.data_size(&store) };
+    // The memory must outlive every comparison: the store is never dropped.
+    std::mem::forget(store);
+    Some(pristine)
+}
+
+/// The output of a future that completes without waiting, `None` otherwise.
+fn ready<F: Future>(future: F) -> Option<F::Output> {
+    let mut future = pin!(future);
+    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => Some(output),
+        Poll::Pending => None,
+    }
+}
+
+fn pagemap() -> Option<&'static File> {
+    static PAGEMAP: OnceLock<Option<File>> = OnceLock::new();
+    PAGEMAP
+        .get_or_init(|| {
+            if !wasmtime::PoolingAllocationConfig::is_pagemap_scan_available() {
+                return None;
+            }
+            File::open("/proc/self/pagemap").ok()
+        })
+        .as_ref()
+}
+
+/// `struct page_region` of `<linux/fs.h>`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct PageRegion {
+    start: u64,
+    end: u64,
+    categories: u64,
+}
+
+/// `struct pm_scan_arg` of `<linux/fs.h>`.
+#[repr(C)]
+struct ScanArg {
+    size: u64,
+    flags: u64,
+    start: u64,
+    end: u64,
+    walk_end: u64,
+    vec: u64,
+    vec_len: u64,
+    max_pages: u64,
+    category_inverted: u64,
+    category_mask: u64,
+    category_anyof_mask: u64,
+    return_mask: u64,
+}
+
+/// `_IOWR('f', 16, struct pm_scan_arg)`.
+const PAGEMAP_SCAN: libc::c_ulong = 0xC060_6610;
+const PAGE_IS_FILE: u64 = 1 << 2;
+const PAGE_IS_PRESENT: u64 = 1 << 3;
+const PAGE_IS_PFNZERO: u64 = 1 << 5;
+
+/// Fills `out` with the ranges of `[start, end)` whose pages are this
+/// process's own (present, neither file-backed nor the zero page); returns
+/// how many, and where the walk stopped.
+fn scan(pagemap: &File, start: usize, end: usize, out: &mut [PageRegion]) -> std::io::Result<(usize, usize)> {
+    let mut arg = ScanArg {
+        size: std::mem::size_of::<ScanArg>() as u64,
+        flags: 0,
+        start: start as u64,
+        end: end as u64,
+        walk_end: 0,
+        vec: out.as_mut_ptr() as u64,
+        vec_len: out.len() as u64,
+        max_pages: 0,
+        category_inverted: PAGE_IS_FILE | PAGE_IS_PFNZERO,
+        category_mask: PAGE_IS_PRESENT | PAGE_IS_FILE | PAGE_IS_PFNZERO,
+        category_anyof_mask: 0,
+        return_mask: 0,
+    };
+    // SAFETY: `arg` is a valid pm_scan_arg whose `vec` has room for
+    // `vec_len` regions; the kernel only reads the scanned range's page tables.
+    let found = unsafe { libc::ioctl(pagemap.as_raw_fd(), PAGEMAP_SCAN, &mut arg) };
+    if found < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((usize::try_from(found).unwrap_or(0).min(out.len()), arg.walk_end as usize))
+}
+
+/// How many pages of the memory at `base` (`len` bytes) are this process's
+/// own rather than the image's or the zero page.
+pub(crate) fn private_pages(base: *mut u8, len: usize) -> Option<usize> {
+    let pagemap = pagemap()?;
+    let page = page_size();
+    let (mut at, end) = (base as usize, base as usize + len);
+    let mut regions = [PageRegion::default(); 64];
+    let mut pages = 0;
+    while at < end {
+        let (found, walk_end) = scan(pagemap, at, end, &mut regions).ok()?;
+        pages += regions.iter().take(found).map(|r| (r.end - r.start) as usize / page).sum::<usize>();
+        if found < regions.len() || walk_end <= at || walk_end >= end {
+            break;
+        }
+        at = walk_end;
+    }
+    Some(pages)
+}
+
+/// Drops the pages of the linear memory at `base` (`len` bytes) that are
+/// private to it but hold the same bytes as `pristine`'s (zeros past its
+/// end); returns how many.
+///
+/// # Safety
+/// `base..base + len` is a guest's linear memory that nothing reads or
+/// writes during the call (its sandbox's slot is locked and no run holds it).
+pub(crate) unsafe fn trim(pristine: Pristine, base: *mut u8, len: usize) -> usize {
+    let Some(pagemap) = pagemap() else { return 0 };
+    let page = page_size();
+    let (start, end) = (base as usize, base as usize + len);
+    let mut regions = [PageRegion::default(); 64];
+    let mut at = start;
+    let mut dropped = 0;
+    while at < end {
+        let Ok((found, walk_end)) = scan(pagemap, at, end, &mut regions) else { break };
+        for region in regions.iter().take(found) {
+            let (from, to) = (region.start as usize, (region.end as usize).min(end));
+            let mut run: Option<usize> = None;
+            let mut page_at = from;
+            while page_at < to {
+                let offset = page_at - start;
+                // SAFETY: the page lies in the guest's memory (the caller's
+                // contract), and `offset + page` within the pristine memory
+                // when `same` reads it there.
+                let same = unsafe { same_as_pristine(pristine, page_at as *const u8, offset, page) };
+                match (same, run) {
+                    (true, None) => run = Some(page_at),
+                    (false, Some(first)) => {
+                        // SAFETY: as for `drop_pages` below.
+                        dropped += unsafe { drop_pages(first, page_at - first, page) };
+                        run = None;
+                    }
+                    _ => {}
+                }
+                page_at += page;
+            }
+            if let Some(first) = run {
+                // SAFETY: whole pages of the guest's memory, unchanged from
+                // the image, that nothing uses during the call.
+                dropped += unsafe { drop_pages(first, to - first, page) };
+            }
+        }
+        // A full `regions` stopped the walk early; otherwise it is done.
+        if found < regions.len() || walk_end <= at || walk_end >= end {
+            break;
+        }
+        at = walk_end;
+    }
+    dropped
+}
+
+/// Whether the page at `page_ptr` (at `offset` in its memory) equals the
+/// pristine memory's page at the same offset.
+///
+/// # Safety
+/// `page_ptr` points at `page` readable bytes.
+unsafe fn same_as_pristine(pristine: Pristine, page_ptr: *const u8, offset: usize, page: usize) -> bool {
+    // SAFETY: the caller's contract.
+    let mine = unsafe { std::slice::from_raw_parts(page_ptr, page) };
+    if offset + page <= pristine.len {
+        // SAFETY: inside the pristine memory, which lives as long as the process.
+        let theirs = unsafe { std::slice::from_raw_parts((pristine.base + offset) as *const u8, page) };
+        mine == theirs
+    } else if offset >= pristine.len {
+        mine.iter().all(|&b| b == 0)
+    } else {
+        false
+    }
+}
+
+/// `madvise(MADV_DONTNEED)` over `len` bytes at `first`; the pages dropped.
+///
+/// # Safety
+/// Whole pages of a private mapping whose contents equal what the mapping
+/// would read without them.
+unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
+    // SAFETY: the caller's contract.
+    let rc = unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+    if rc == 0 {
+        len / page
+    } else {
+        0
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
+}
