@@ -81,7 +81,7 @@ pub(crate) fn config(metered: bool) -> Config {
 
 /// Whether the engine keeps a pristine instance (see `trim`).
 fn reserves_pristine(metered: bool) -> bool {
-    !metered && PoolingAllocationConfig::is_pagemap_scan_available()
+    !metered && matches!(trim::idle(), Ok(Some(_))) && PoolingAllocationConfig::is_pagemap_scan_available()
 }
 
 /// The largest linear memory a sandbox may have (`limits.memoryBytes`).
@@ -99,6 +99,7 @@ pub(crate) fn pool_size() -> u32 {
 }
 
 fn init(metered: bool) -> Result<Shared, String> {
+    trim::idle()?;
     let engine = Engine::new(&config(metered)).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let dir = cache::default_dir();
     let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), || {

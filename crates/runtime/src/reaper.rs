@@ -121,6 +121,11 @@ impl Reaper {
             // A panicking drop (an embedder's tool future, say) must neither
             // end the thread nor leave `drain` waiting for this batch.
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || drop(batch)));
+            if dropping {
+                // Before the tasks: `drain` waits for the drops, not for them.
+                self.lock().finished += 1;
+                self.changed.notify_all();
+            }
             let mut again = Vec::new();
             for (_, mut task) in due {
                 let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(&mut task));
@@ -128,13 +133,7 @@ impl Reaper {
                     again.push((at, task));
                 }
             }
-            let mut queue = self.lock();
-            queue.timed.extend(again);
-            if dropping {
-                queue.finished += 1;
-                drop(queue);
-                self.changed.notify_all();
-            }
+            self.lock().timed.extend(again);
         }
     }
 }
@@ -268,6 +267,35 @@ mod tests {
         assert!(runs[0] >= start + Duration::from_millis(30), "ran before it was due");
         assert!(runs[1] >= runs[0] + Duration::from_millis(20));
         assert!(runs[2] >= runs[1] + Duration::from_millis(20));
+    }
+
+    #[test]
+    fn a_parked_thread_wakes_for_a_task_due_sooner_than_the_others() {
+        // Let the thread go past its polls and park (LINGER_POLLS × POLL).
+        thread::sleep(POLL * (LINGER_POLLS + 50));
+        let ran = Arc::new(AtomicUsize::new(0));
+        let far = Arc::clone(&ran);
+        schedule(
+            Instant::now() + Duration::from_secs(3600),
+            Box::new(move || {
+                far.fetch_add(100, Ordering::SeqCst);
+                None
+            }),
+        );
+        let near = Arc::clone(&ran);
+        let start = Instant::now();
+        schedule(
+            start + Duration::from_millis(20),
+            Box::new(move || {
+                near.fetch_add(1, Ordering::SeqCst);
+                None
+            }),
+        );
+        while ran.load(Ordering::SeqCst) == 0 && start.elapsed() < Duration::from_secs(10) {
+            thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the near task ran once, the far one not");
+        assert!(start.elapsed() < Duration::from_secs(2), "woken late: {:?}", start.elapsed());
     }
 
     struct Panics;

@@ -124,10 +124,28 @@ struct Slot {
     lost: bool,
     closed: bool,
     current: Option<CancelFlag>,
-    /// When the last run ended, and whether a trim of the idle guest's
-    /// memory is scheduled (see `trim`).
+    /// When the last run ended (or the memory was restored), whether a trim
+    /// of the idle guest's memory is scheduled (see `trim`), and the offset
+    /// its next pass starts at.
     last_end: Option<Instant>,
     trim_scheduled: bool,
+    trim_from: usize,
+}
+
+impl Slot {
+    /// Notes that the guest went idle now, and has the reaper trim it once
+    /// it has stayed idle (unless that is already arranged).
+    fn idle_from_now(&mut self, slot: &Arc<Mutex<Slot>>, pristine: Option<trim::Pristine>) {
+        let now = Instant::now();
+        self.last_end = Some(now);
+        self.trim_from = 0;
+        let (Some(pristine), Ok(Some(idle))) = (pristine, trim::idle()) else { return };
+        if !self.trim_scheduled {
+            self.trim_scheduled = true;
+            let slot = Arc::downgrade(slot);
+            reaper::schedule(now + idle, Box::new(move || trim_when_idle(&slot, pristine, idle)));
+        }
+    }
 }
 
 /// An isolated JavaScript environment with its own memory and limits.
@@ -180,15 +198,7 @@ impl Drop for Lease<'_> {
         match self.guest.take() {
             Some(guest) => {
                 slot.guest = Some(guest);
-                let now = Instant::now();
-                slot.last_end = Some(now);
-                if !slot.trim_scheduled {
-                    if let Some(pristine) = self.sandbox.pristine() {
-                        slot.trim_scheduled = true;
-                        let slot = Arc::downgrade(&self.sandbox.slot);
-                        reaper::schedule(now + trim::IDLE, Box::new(move || trim_when_idle(&slot, pristine)));
-                    }
-                }
+                slot.idle_from_now(&self.sandbox.slot, self.sandbox.pristine());
             }
             None => slot.lost = true,
         }
@@ -196,30 +206,44 @@ impl Drop for Lease<'_> {
 }
 
 /// The reaper's task for an idle sandbox: trims its guest's memory once no
-/// run has ended for `trim::IDLE`; otherwise asks to be run again then.
-fn trim_when_idle(slot: &std::sync::Weak<Mutex<Slot>>, pristine: trim::Pristine) -> Option<Instant> {
+/// run has ended for `idle`, a pass at a time; otherwise asks to be run
+/// again then.
+fn trim_when_idle(
+    slot: &std::sync::Weak<Mutex<Slot>>,
+    pristine: trim::Pristine,
+    idle: Duration,
+) -> Option<Instant> {
     let slot = slot.upgrade()?;
     let mut slot = match slot.try_lock() {
         Ok(slot) => slot,
         Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
         // Someone is starting or ending a run: look again later.
-        Err(std::sync::TryLockError::WouldBlock) => return Some(Instant::now() + trim::IDLE),
+        Err(std::sync::TryLockError::WouldBlock) => return Some(Instant::now() + idle),
     };
     if slot.busy {
-        return Some(Instant::now() + trim::IDLE);
+        return Some(Instant::now() + idle);
     }
-    let idle_at = slot.last_end.map(|end| end + trim::IDLE);
-    if let Some(at) = idle_at.filter(|at| *at > Instant::now()) {
+    if let Some(at) = slot.last_end.map(|end| end + idle).filter(|at| *at > Instant::now()) {
         return Some(at);
     }
+    let Some(guest) = &slot.guest else {
+        slot.trim_scheduled = false;
+        return None;
+    };
+    let (base, len) = (guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store));
+    // Cleared first: should the pass panic, a later run schedules another.
     slot.trim_scheduled = false;
-    if let Some(guest) = &slot.guest {
-        // SAFETY: the slot is locked and not busy, so no run uses the guest.
-        unsafe {
-            trim::trim(pristine, guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
-        };
+    let mut dropped = 0;
+    // SAFETY: the slot is locked and not busy, so no run uses the guest.
+    match unsafe { trim::trim(pristine, base, len, slot.trim_from, &mut dropped) } {
+        trim::Pass::Done => None,
+        trim::Pass::From(offset) => {
+            // Let runs and closes take the slot between passes.
+            slot.trim_from = offset;
+            slot.trim_scheduled = true;
+            Some(Instant::now() + Duration::from_millis(1))
+        }
     }
-    None
 }
 
 impl Sandbox {
@@ -386,7 +410,11 @@ impl Sandbox {
                 RunFailure::new(ErrorCode::InvalidSnapshot, format!("cannot restore the memory: {e}"))
             })?;
             guest.memory.data_mut(&mut guest.store).copy_from_slice(&parts.memory);
-            sandbox.lock().guest = Some(guest);
+            let pristine = sandbox.pristine();
+            let mut slot = sandbox.lock();
+            slot.guest = Some(guest);
+            // Every page of the copy is the sandbox's own until trimmed.
+            slot.idle_from_now(&sandbox.slot, pristine);
         }
         Ok(sandbox)
     }
@@ -424,10 +452,13 @@ impl Sandbox {
         let pristine = self.pristine()?;
         let slot = self.lock();
         let guest = slot.guest.as_ref().filter(|_| !slot.busy)?;
+        let (base, len) = (guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store));
+        let (mut dropped, mut from) = (0, 0);
         // SAFETY: the slot is locked and not busy, so no run uses the guest.
-        Some(unsafe {
-            trim::trim(pristine, guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
-        })
+        while let trim::Pass::From(next) = unsafe { trim::trim(pristine, base, len, from, &mut dropped) } {
+            from = next;
+        }
+        Some(dropped)
     }
 
     /// The guest memory pages this sandbox holds on its own (written since

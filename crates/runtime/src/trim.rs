@@ -12,15 +12,25 @@
 //! same bytes, so the guest cannot tell. Its next run faults those pages in
 //! again, as a fresh sandbox would.
 //!
-//! Without `PAGEMAP_SCAN` (Linux before 6.7) or the pristine instance,
-//! nothing is trimmed.
+//! A dropped page is read back and compared once more: should a page not
+//! come back with the same bytes (the module's memory not mapped from an
+//! image, say), it is written back and trimming stops for the process.
+//! A pass looks at [`PASS_PAGES`] private pages at most, holding the
+//! sandbox's slot; a larger memory is trimmed over several passes.
+//!
+//! `CORDON_TRIM_IDLE_MS` sets the idle time (default 100), `off` turns
+//! trimming off. Without `PAGEMAP_SCAN` (Linux before 6.7) or the pristine
+//! instance, nothing is trimmed.
 
 use std::{
     fs::File,
     future::Future,
     os::fd::AsRawFd,
     pin::pin,
-    sync::OnceLock,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        OnceLock,
+    },
     task::{Context, Poll, Waker},
     time::Duration,
 };
@@ -34,9 +44,30 @@ use crate::{
     tools::{ToolLimits, ToolState},
 };
 
-/// How long a sandbox stays idle before it is trimmed. A sandbox run again
-/// and again is never trimmed; one waiting on its agent is.
-pub(crate) const IDLE: Duration = Duration::from_millis(100);
+/// How long a sandbox stays idle before it is trimmed, by default. A sandbox
+/// run again and again is never trimmed; one waiting on its agent is.
+const DEFAULT_IDLE: Duration = Duration::from_millis(100);
+/// Private pages one pass compares at most (16 MiB).
+pub(crate) const PASS_PAGES: usize = 4096;
+
+/// Set once a dropped page did not read back the same: trimming is unsafe
+/// in this process.
+static UNSAFE: AtomicBool = AtomicBool::new(false);
+
+/// The idle time from `CORDON_TRIM_IDLE_MS`: `Ok(None)` when trimming is
+/// off, an error for a value that is neither a number of ms nor `off`.
+pub(crate) fn idle() -> Result<Option<Duration>, String> {
+    static IDLE: OnceLock<Result<Option<Duration>, String>> = OnceLock::new();
+    IDLE.get_or_init(|| match std::env::var("CORDON_TRIM_IDLE_MS") {
+        Err(_) => Ok(Some(DEFAULT_IDLE)),
+        Ok(v) if v == "off" => Ok(None),
+        Ok(v) => v
+            .parse::<u64>()
+            .map(|ms| Some(Duration::from_millis(ms)))
+            .map_err(|_| format!("CORDON_TRIM_IDLE_MS must be a number of milliseconds or off, got {v:?}")),
+    })
+    .clone()
+}
 
 /// The linear memory of an instance that never ran, kept for the process's
 /// lifetime (it holds one pool slot, reserved for it by `engine::config`).
@@ -48,6 +79,7 @@ pub(crate) struct Pristine {
 
 /// Instantiates the guest once, never to run it, and keeps its memory.
 pub(crate) fn pristine(engine: &Engine, pre: &InstancePre<HostState>) -> Option<Pristine> {
+    idle().ok()??;
     pagemap()?;
     let fs = Tree::new(cordon_vfs::Quotas::default(), &[]).ok()?;
     let tools = ToolState::new(None, ToolLimits { timeout: Duration::ZERO, result_bytes: 0 });
@@ -163,37 +195,57 @@ pub(crate) fn private_pages(base: *mut u8, len: usize) -> Option<usize> {
     Some(pages)
 }
 
-/// Drops the pages of the linear memory at `base` (`len` bytes) that are
-/// private to it but hold the same bytes as `pristine`'s (zeros past its
-/// end); returns how many.
+/// Where a pass of [`trim`] stopped.
+pub(crate) enum Pass {
+    /// The whole memory was looked at.
+    Done,
+    /// [`PASS_PAGES`] pages were; the next pass starts at this offset.
+    From(usize),
+}
+
+/// Drops the pages of the linear memory at `base` (`len` bytes), from
+/// offset `from` on, that are private to it but hold the same bytes as
+/// `pristine`'s (zeros past its end); adds how many to `dropped`.
 ///
 /// # Safety
 /// `base..base + len` is a guest's linear memory that nothing reads or
 /// writes during the call (its sandbox's slot is locked and no run holds it).
-pub(crate) unsafe fn trim(pristine: Pristine, base: *mut u8, len: usize) -> usize {
-    let Some(pagemap) = pagemap() else { return 0 };
+pub(crate) unsafe fn trim(
+    pristine: Pristine,
+    base: *mut u8,
+    len: usize,
+    from: usize,
+    dropped: &mut usize,
+) -> Pass {
+    let Some(pagemap) = pagemap().filter(|_| !UNSAFE.load(Ordering::Relaxed)) else { return Pass::Done };
     let page = page_size();
     let (start, end) = (base as usize, base as usize + len);
     let mut regions = [PageRegion::default(); 64];
-    let mut at = start;
-    let mut dropped = 0;
+    let mut at = start + from.min(len);
+    let mut looked = 0;
     while at < end {
-        let Ok((found, walk_end)) = scan(pagemap, at, end, &mut regions) else { break };
+        let Ok((found, walk_end)) = scan(pagemap, at, end, &mut regions) else { return Pass::Done };
         for region in regions.iter().take(found) {
             let (from, to) = (region.start as usize, (region.end as usize).min(end));
             let mut run: Option<usize> = None;
             let mut page_at = from;
             while page_at < to {
-                let offset = page_at - start;
+                if looked == PASS_PAGES {
+                    if let Some(first) = run {
+                        // SAFETY: as below.
+                        *dropped += unsafe { drop_pages(first, page_at - first, page) };
+                    }
+                    return Pass::From(page_at - start);
+                }
+                looked += 1;
                 // SAFETY: the page lies in the guest's memory (the caller's
-                // contract), and `offset + page` within the pristine memory
-                // when `same` reads it there.
-                let same = unsafe { same_as_pristine(pristine, page_at as *const u8, offset, page) };
+                // contract); `same` reads the pristine memory only within it.
+                let same = unsafe { same_as_pristine(pristine, page_at as *const u8, page_at - start, page) };
                 match (same, run) {
                     (true, None) => run = Some(page_at),
                     (false, Some(first)) => {
-                        // SAFETY: as for `drop_pages` below.
-                        dropped += unsafe { drop_pages(first, page_at - first, page) };
+                        // SAFETY: as below.
+                        *dropped += unsafe { drop_pages(first, page_at - first, page) };
                         run = None;
                     }
                     _ => {}
@@ -201,9 +253,9 @@ pub(crate) unsafe fn trim(pristine: Pristine, base: *mut u8, len: usize) -> usiz
                 page_at += page;
             }
             if let Some(first) = run {
-                // SAFETY: whole pages of the guest's memory, unchanged from
-                // the image, that nothing uses during the call.
-                dropped += unsafe { drop_pages(first, to - first, page) };
+                // SAFETY: whole pages of the guest's memory, equal to the
+                // pristine memory, that nothing uses during the call.
+                *dropped += unsafe { drop_pages(first, to - first, page) };
             }
         }
         // A full `regions` stopped the walk early; otherwise it is done.
@@ -212,7 +264,7 @@ pub(crate) unsafe fn trim(pristine: Pristine, base: *mut u8, len: usize) -> usiz
         }
         at = walk_end;
     }
-    dropped
+    Pass::Done
 }
 
 /// Whether the page at `page_ptr` (at `offset` in its memory) equals the
@@ -234,19 +286,28 @@ unsafe fn same_as_pristine(pristine: Pristine, page_ptr: *const u8, offset: usiz
     }
 }
 
-/// `madvise(MADV_DONTNEED)` over `len` bytes at `first`; the pages dropped.
+/// `madvise(MADV_DONTNEED)` over `len` bytes at `first`, then a check that
+/// they read back the same; the pages dropped. Pages that do not are written
+/// back, and trimming stops for the process.
 ///
 /// # Safety
-/// Whole pages of a private mapping whose contents equal what the mapping
-/// would read without them.
+/// Whole pages of a guest's memory that nothing else uses during the call.
 unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
+    // SAFETY: the caller's contract: `len` readable bytes at `first`.
+    let before = unsafe { std::slice::from_raw_parts(first as *const u8, len) }.to_vec();
     // SAFETY: the caller's contract.
     let rc = unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED) };
-    if rc == 0 {
-        len / page
-    } else {
-        0
+    if rc != 0 {
+        return 0;
     }
+    // SAFETY: still mapped (MADV_DONTNEED keeps the mapping).
+    let after = unsafe { std::slice::from_raw_parts_mut(first as *mut u8, len) };
+    if after != before.as_slice() {
+        after.copy_from_slice(&before);
+        UNSAFE.store(true, Ordering::Relaxed);
+        return 0;
+    }
+    len / page
 }
 
 fn page_size() -> usize {

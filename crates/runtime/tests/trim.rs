@@ -1,10 +1,38 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! An idle sandbox gives back the guest memory pages it wrote but left as
-//! they were in the image, and works as before afterwards.
+//! they were in the image, and works as before afterwards. Each test runs in
+//! a child process of this binary with its own `CORDON_TRIM_IDLE_MS` (read
+//! once per process).
 
-use std::time::{Duration, Instant};
+use std::{
+    process::Command,
+    time::{Duration, Instant},
+};
 
-use cordon_runtime::{CancelFlag, Determinism, Language, Limits, RunReport, Sandbox};
+use cordon_runtime::{CancelFlag, Determinism, ErrorCode, Language, Limits, RunReport, Sandbox};
+
+const CHILD: &str = "CORDON_TRIM_TEST_CHILD";
+
+/// In the child, true (run the test's body); otherwise runs `test` in a
+/// child with `CORDON_TRIM_IDLE_MS=idle`, checks it passed, and returns false.
+fn in_child(test: &str, idle: &str) -> bool {
+    if std::env::var_os(CHILD).is_some() {
+        return true;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("CORDON_TRIM_IDLE_MS", idle)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("test result: ok. 1 passed"),
+        "{test} in a child:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    false
+}
 
 fn run(rt: &tokio::runtime::Runtime, sb: &Sandbox, code: &str) -> RunReport {
     rt.block_on(sb.run(code, Language::Javascript, CancelFlag::new())).unwrap()
@@ -16,56 +44,102 @@ fn can_trim() -> bool {
 
 #[test]
 fn trimming_drops_only_unchanged_pages_and_keeps_the_session() {
+    // Idle for an hour first: only the explicit trim runs.
+    if !in_child("trimming_drops_only_unchanged_pages_and_keeps_the_session", "3600000") {
+        return;
+    }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let sb = Sandbox::new(Limits::default()).unwrap();
     // No instance yet: nothing to trim.
     assert_eq!(sb.trim_memory(), None);
-    let report = run(&rt, &sb, "globalThis.kept = [1, 2, 3].map((x) => x * 2); console.log('hi')");
+    // Memory grown past the image: zeros written (calloc) and two bytes set.
+    let report = run(
+        &rt,
+        &sb,
+        "globalThis.kept = [1, 2, 3].map((x) => x * 2); globalThis.big = new Uint8Array(32 << 20); \
+         big[5] = 1; big[20 << 20] = 7; console.log('hi')",
+    );
     assert_eq!((report.exit_code, report.stdout.as_str(), report.stderr.as_str()), (0, "hi\n", ""));
     if !can_trim() {
         assert_eq!(sb.trim_memory(), None);
         assert_eq!(sb.private_pages(), None);
         return;
     }
+    let image = sb.snapshot().unwrap();
     let before = sb.private_pages().unwrap();
     let dropped = sb.trim_memory().unwrap();
     assert!(dropped > 0 && dropped < before, "dropped {dropped} of {before} private pages");
     assert_eq!(sb.private_pages(), Some(before - dropped));
+    // Not a byte of the session changed.
+    assert!(sb.snapshot().unwrap() == image, "the snapshot changed across the trim");
     // What is left differs from the image: a second pass finds nothing.
     assert_eq!(sb.trim_memory(), Some(0));
-    let report = run(&rt, &sb, "console.log(kept.join(',')); return kept.length");
+    let report = run(
+        &rt,
+        &sb,
+        "console.log(kept.join(',')); return [big[5], big[20 << 20], big.length, big.reduce((a, b) => a + b, 0)]",
+    );
     assert_eq!(
         (report.exit_code, report.stdout.as_str(), report.stderr.as_str(), report.value.as_deref()),
-        (0, "2,4,6\n3\n", "", Some("3"))
+        (0, "2,4,6\n[1,7,33554432,8]\n", "", Some("[1,7,33554432,8]"))
     );
+
+    // A restored session's memory is a copy, every page its own until trimmed.
+    let restored = rt.block_on(Sandbox::restore(&image, Limits::default(), None, None)).unwrap();
+    let copied = restored.private_pages().unwrap();
+    let dropped = restored.trim_memory().unwrap();
+    assert!(dropped > copied / 2, "dropped {dropped} of {copied} pages of a restored session");
+    let report = run(&rt, &restored, "return [kept.join(','), big[5], big[20 << 20]]");
+    assert_eq!((report.exit_code, report.value.as_deref()), (0, Some("[\"2,4,6\",1,7]")));
 }
 
 #[test]
-fn an_idle_sandbox_is_trimmed_by_the_reaper() {
-    if !can_trim() {
+fn an_idle_sandbox_is_trimmed_by_the_reaper_once_idle() {
+    if !in_child("an_idle_sandbox_is_trimmed_by_the_reaper_once_idle", "500") || !can_trim() {
         return;
     }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let sb = Sandbox::new(Limits::default()).unwrap();
     let report = run(&rt, &sb, "console.log('hi')");
     assert_eq!((report.exit_code, report.stdout.as_str()), (0, "hi\n"));
+    let ended = Instant::now();
     let written = sb.private_pages().unwrap();
-    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(sb.private_pages(), Some(written), "trimmed before it was idle for 500 ms");
     let mut now = written;
-    while now >= written && start.elapsed() < Duration::from_secs(10) {
+    while now >= written && ended.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(10));
         now = sb.private_pages().unwrap();
     }
-    assert!(now < written, "still {now} of {written} private pages after {:?}", start.elapsed());
-    assert!(
-        start.elapsed() >= Duration::from_millis(90),
-        "trimmed after {:?}, before 100 ms idle",
-        start.elapsed()
-    );
+    assert!(now < written, "still {now} of {written} private pages after {:?}", ended.elapsed());
+    assert!(ended.elapsed() >= Duration::from_millis(500), "trimmed after {:?}", ended.elapsed());
     // Already trimmed: nothing is left to give back.
     assert_eq!(sb.trim_memory(), Some(0));
     let report = run(&rt, &sb, "console.log('again')");
     assert_eq!((report.exit_code, report.stdout.as_str(), report.stderr.as_str()), (0, "again\n", ""));
+}
+
+#[test]
+fn trimming_can_be_turned_off() {
+    if !in_child("trimming_can_be_turned_off", "off") {
+        return;
+    }
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let sb = Sandbox::new(Limits::default()).unwrap();
+    let report = run(&rt, &sb, "console.log('hi')");
+    assert_eq!((report.exit_code, report.stdout.as_str()), (0, "hi\n"));
+    assert_eq!(sb.trim_memory(), None);
+    assert_eq!(sb.private_pages(), None);
+}
+
+#[test]
+fn a_bad_idle_setting_is_refused_at_create() {
+    if !in_child("a_bad_idle_setting_is_refused_at_create", "soon") {
+        return;
+    }
+    let err = Sandbox::new(Limits::default()).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Internal);
+    assert_eq!(err.message, "CORDON_TRIM_IDLE_MS must be a number of milliseconds or off, got \"soon\"");
 }
 
 #[test]
