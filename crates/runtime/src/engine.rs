@@ -1,6 +1,6 @@
 //! The process-wide engine and compiled guest, shared by every sandbox.
 
-use std::sync::OnceLock;
+use std::{sync::OnceLock, time::Duration};
 
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, OptLevel, PoolingAllocationConfig,
@@ -57,7 +57,7 @@ pub(crate) fn config(metered: bool) -> Config {
     let slots = pool_size();
     if slots > 0 {
         // One more slot for the pristine instance `trim` compares with.
-        let slots = if reserves_pristine(metered) { slots.saturating_add(1) } else { slots };
+        let slots = if pristine_idle(metered).is_some() { slots.saturating_add(1) } else { slots };
         let mut pool = PoolingAllocationConfig::default();
         pool.total_core_instances(slots)
             .total_memories(slots)
@@ -79,9 +79,11 @@ pub(crate) fn config(metered: bool) -> Config {
     config
 }
 
-/// Whether the engine keeps a pristine instance (see `trim`).
-fn reserves_pristine(metered: bool) -> bool {
-    !metered && matches!(trim::idle(), Ok(Some(_))) && PoolingAllocationConfig::is_pagemap_scan_available()
+/// The idle time after which sandboxes are trimmed, when the engine keeps a
+/// pristine instance to trim them against (see `trim`).
+fn pristine_idle(metered: bool) -> Option<Duration> {
+    let idle = trim::idle().ok().flatten()?;
+    (!metered && PoolingAllocationConfig::is_pagemap_scan_available()).then_some(idle)
 }
 
 /// The largest linear memory a sandbox may have (`limits.memoryBytes`).
@@ -109,7 +111,7 @@ fn init(metered: bool) -> Result<Shared, String> {
     let linker = preinit::linker(&engine).map_err(|e| format!("cannot link the host imports: {e}"))?;
     let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
     // Made first, so it takes the slot reserved for it.
-    let pristine = if reserves_pristine(metered) { trim::pristine(&engine, &pre) } else { None };
+    let pristine = pristine_idle(metered).and_then(|idle| trim::pristine(&engine, &pre, idle));
     Ok(Shared { engine, pre, source, pristine })
 }
 

@@ -139,11 +139,11 @@ impl Slot {
         let now = Instant::now();
         self.last_end = Some(now);
         self.trim_from = 0;
-        let (Some(pristine), Ok(Some(idle))) = (pristine, trim::idle()) else { return };
+        let Some(pristine) = pristine else { return };
         if !self.trim_scheduled {
             self.trim_scheduled = true;
             let slot = Arc::downgrade(slot);
-            reaper::schedule(now + idle, Box::new(move || trim_when_idle(&slot, pristine, idle)));
+            reaper::schedule(now + pristine.idle, Box::new(move || trim_when_idle(&slot, pristine)));
         }
     }
 }
@@ -206,13 +206,10 @@ impl Drop for Lease<'_> {
 }
 
 /// The reaper's task for an idle sandbox: trims its guest's memory once no
-/// run has ended for `idle`, a pass at a time; otherwise asks to be run
+/// run has ended for `pristine.idle`, a pass at a time; otherwise asks to be run
 /// again then.
-fn trim_when_idle(
-    slot: &std::sync::Weak<Mutex<Slot>>,
-    pristine: trim::Pristine,
-    idle: Duration,
-) -> Option<Instant> {
+fn trim_when_idle(slot: &std::sync::Weak<Mutex<Slot>>, pristine: trim::Pristine) -> Option<Instant> {
+    let idle = pristine.idle;
     let slot = slot.upgrade()?;
     let mut slot = match slot.try_lock() {
         Ok(slot) => slot,
@@ -226,13 +223,9 @@ fn trim_when_idle(
     if let Some(at) = slot.last_end.map(|end| end + idle).filter(|at| *at > Instant::now()) {
         return Some(at);
     }
-    let Some(guest) = &slot.guest else {
-        slot.trim_scheduled = false;
-        return None;
-    };
-    let (base, len) = (guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store));
     // Cleared first: should the pass panic, a later run schedules another.
     slot.trim_scheduled = false;
+    let (base, len) = slot.guest.as_ref()?.memory_range();
     let mut dropped = 0;
     // SAFETY: the slot is locked and not busy, so no run uses the guest.
     match unsafe { trim::trim(pristine, base, len, slot.trim_from, &mut dropped) } {
@@ -451,8 +444,7 @@ impl Sandbox {
     pub fn trim_memory(&self) -> Option<usize> {
         let pristine = self.pristine()?;
         let slot = self.lock();
-        let guest = slot.guest.as_ref().filter(|_| !slot.busy)?;
-        let (base, len) = (guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store));
+        let (base, len) = slot.guest.as_ref().filter(|_| !slot.busy)?.memory_range();
         let (mut dropped, mut from) = (0, 0);
         // SAFETY: the slot is locked and not busy, so no run uses the guest.
         while let trim::Pass::From(next) = unsafe { trim::trim(pristine, base, len, from, &mut dropped) } {
@@ -467,8 +459,8 @@ impl Sandbox {
     pub fn private_pages(&self) -> Option<usize> {
         self.pristine()?;
         let slot = self.lock();
-        let guest = slot.guest.as_ref().filter(|_| !slot.busy)?;
-        trim::private_pages(guest.memory.data_ptr(&guest.store), guest.memory.data_size(&guest.store))
+        let (base, len) = slot.guest.as_ref().filter(|_| !slot.busy)?.memory_range();
+        trim::private_pages(base, len)
     }
 
     fn pristine(&self) -> Option<trim::Pristine> {
@@ -745,6 +737,11 @@ impl Sandbox {
 }
 
 impl Guest {
+    /// Where the guest's linear memory is in this process, and its size.
+    fn memory_range(&self) -> (*mut u8, usize) {
+        (self.memory.data_ptr(&self.store), self.memory.data_size(&self.store))
+    }
+
     /// Whether the shadow-stack pointer ran off the bottom of the stack (it
     /// wraps past address 0 to beyond the end of memory).
     fn stack_overflowed(&mut self) -> bool {

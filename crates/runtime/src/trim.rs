@@ -6,7 +6,7 @@
 //! run writes end up as they were: QuickJS counts references by writing them
 //! (up and back down), and the pool copies the image back into the pages a
 //! previous instance of the slot wrote. Once a sandbox has been idle for
-//! [`IDLE`], the reaper thread finds its private pages (`PAGEMAP_SCAN`),
+//! [`idle`] (100 ms by default), the reaper thread finds its private pages (`PAGEMAP_SCAN`),
 //! compares each with a pristine instance's, and drops those that are equal
 //! (`MADV_DONTNEED`): the mapping then reads the image again, which holds the
 //! same bytes, so the guest cannot tell. Its next run faults those pages in
@@ -25,6 +25,7 @@
 use std::{
     fs::File,
     future::Future,
+    ops::ControlFlow,
     os::fd::AsRawFd,
     pin::pin,
     sync::{
@@ -48,7 +49,7 @@ use crate::{
 /// run again and again is never trimmed; one waiting on its agent is.
 const DEFAULT_IDLE: Duration = Duration::from_millis(100);
 /// Private pages one pass compares at most (16 MiB).
-pub(crate) const PASS_PAGES: usize = 4096;
+const PASS_PAGES: usize = 4096;
 
 /// Set once a dropped page did not read back the same: trimming is unsafe
 /// in this process.
@@ -70,16 +71,18 @@ pub(crate) fn idle() -> Result<Option<Duration>, String> {
 }
 
 /// The linear memory of an instance that never ran, kept for the process's
-/// lifetime (it holds one pool slot, reserved for it by `engine::config`).
+/// lifetime (it holds one pool slot, reserved for it by `engine::config`),
+/// and how long a sandbox stays idle before it is compared with it.
 #[derive(Clone, Copy)]
 pub(crate) struct Pristine {
     base: usize,
     len: usize,
+    pub(crate) idle: Duration,
 }
 
-/// Instantiates the guest once, never to run it, and keeps its memory.
-pub(crate) fn pristine(engine: &Engine, pre: &InstancePre<HostState>) -> Option<Pristine> {
-    idle().ok()??;
+/// Instantiates the guest once, never to run it, and keeps its memory;
+/// sandboxes idle for `idle` are trimmed against it.
+pub(crate) fn pristine(engine: &Engine, pre: &InstancePre<HostState>, idle: Duration) -> Option<Pristine> {
     pagemap()?;
     let fs = Tree::new(cordon_vfs::Quotas::default(), &[]).ok()?;
     let tools = ToolState::new(None, ToolLimits { timeout: Duration::ZERO, result_bytes: 0 });
@@ -90,7 +93,7 @@ pub(crate) fn pristine(engine: &Engine, pre: &InstancePre<HostState>) -> Option<
     store.set_epoch_deadline(u64::MAX);
     let instance = ready(pre.instantiate_async(&mut store))?.ok()?;
     let memory = instance.get_memory(&mut store, cordon_protocol::abi::EXPORT_MEMORY)?;
-    let pristine = Pristine { base: memory.data_ptr(&store) as usize, len: memory.data_size(&store) };
+    let pristine = Pristine { base: memory.data_ptr(&store) as usize, len: memory.data_size(&store), idle };
     // The memory must outlive every comparison: the store is never dropped.
     std::mem::forget(store);
     Some(pristine)
@@ -176,23 +179,42 @@ fn scan(pagemap: &File, start: usize, end: usize, out: &mut [PageRegion]) -> std
     Ok((usize::try_from(found).unwrap_or(0).min(out.len()), arg.walk_end as usize))
 }
 
-/// How many pages of the memory at `base` (`len` bytes) are this process's
-/// own rather than the image's or the zero page.
-pub(crate) fn private_pages(base: *mut u8, len: usize) -> Option<usize> {
+/// Calls `f` with each range of `[start, end)` that is this process's own
+/// (see [`scan`]), in order, until it breaks; `None` when a scan fails.
+fn walk<B>(
+    start: usize,
+    end: usize,
+    mut f: impl FnMut(usize, usize) -> ControlFlow<B>,
+) -> Option<ControlFlow<B>> {
     let pagemap = pagemap()?;
-    let page = page_size();
-    let (mut at, end) = (base as usize, base as usize + len);
     let mut regions = [PageRegion::default(); 64];
-    let mut pages = 0;
+    let mut at = start;
     while at < end {
         let (found, walk_end) = scan(pagemap, at, end, &mut regions).ok()?;
-        pages += regions.iter().take(found).map(|r| (r.end - r.start) as usize / page).sum::<usize>();
+        for region in regions.iter().take(found) {
+            if let ControlFlow::Break(b) = f(region.start as usize, (region.end as usize).min(end)) {
+                return Some(ControlFlow::Break(b));
+            }
+        }
+        // A full `regions` stopped the walk early; otherwise it is done.
         if found < regions.len() || walk_end <= at || walk_end >= end {
             break;
         }
         at = walk_end;
     }
-    Some(pages)
+    Some(ControlFlow::Continue(()))
+}
+
+/// How many pages of the memory at `base` (`len` bytes) are this process's
+/// own rather than the image's or the zero page.
+pub(crate) fn private_pages(base: *mut u8, len: usize) -> Option<usize> {
+    let page = page_size();
+    let mut pages = 0;
+    let walked = walk::<()>(base as usize, base as usize + len, |from, to| {
+        pages += (to - from) / page;
+        ControlFlow::Continue(())
+    });
+    walked.map(|_| pages)
 }
 
 /// Where a pass of [`trim`] stopped.
@@ -217,54 +239,49 @@ pub(crate) unsafe fn trim(
     from: usize,
     dropped: &mut usize,
 ) -> Pass {
-    let Some(pagemap) = pagemap().filter(|_| !UNSAFE.load(Ordering::Relaxed)) else { return Pass::Done };
-    let page = page_size();
-    let (start, end) = (base as usize, base as usize + len);
-    let mut regions = [PageRegion::default(); 64];
-    let mut at = start + from.min(len);
-    let mut looked = 0;
-    while at < end {
-        let Ok((found, walk_end)) = scan(pagemap, at, end, &mut regions) else { return Pass::Done };
-        for region in regions.iter().take(found) {
-            let (from, to) = (region.start as usize, (region.end as usize).min(end));
-            let mut run: Option<usize> = None;
-            let mut page_at = from;
-            while page_at < to {
-                if looked == PASS_PAGES {
-                    if let Some(first) = run {
-                        // SAFETY: as below.
-                        *dropped += unsafe { drop_pages(first, page_at - first, page) };
-                    }
-                    return Pass::From(page_at - start);
-                }
-                looked += 1;
-                // SAFETY: the page lies in the guest's memory (the caller's
-                // contract); `same` reads the pristine memory only within it.
-                let same = unsafe { same_as_pristine(pristine, page_at as *const u8, page_at - start, page) };
-                match (same, run) {
-                    (true, None) => run = Some(page_at),
-                    (false, Some(first)) => {
-                        // SAFETY: as below.
-                        *dropped += unsafe { drop_pages(first, page_at - first, page) };
-                        run = None;
-                    }
-                    _ => {}
-                }
-                page_at += page;
-            }
-            if let Some(first) = run {
-                // SAFETY: whole pages of the guest's memory, equal to the
-                // pristine memory, that nothing uses during the call.
-                *dropped += unsafe { drop_pages(first, to - first, page) };
-            }
-        }
-        // A full `regions` stopped the walk early; otherwise it is done.
-        if found < regions.len() || walk_end <= at || walk_end >= end {
-            break;
-        }
-        at = walk_end;
+    if UNSAFE.load(Ordering::Relaxed) {
+        return Pass::Done;
     }
-    Pass::Done
+    let page = page_size();
+    let start = base as usize;
+    let mut looked = 0;
+    let walked = walk(start + from.min(len), start + len, |from, to| {
+        let mut run: Option<usize> = None;
+        let mut page_at = from;
+        while page_at < to {
+            if looked == PASS_PAGES {
+                if let Some(first) = run {
+                    // SAFETY: as below.
+                    *dropped += unsafe { drop_pages(first, page_at - first, page) };
+                }
+                return ControlFlow::Break(page_at - start);
+            }
+            looked += 1;
+            // SAFETY: the page lies in the guest's memory (the caller's
+            // contract); `same` reads the pristine memory only within it.
+            let same = unsafe { same_as_pristine(pristine, page_at as *const u8, page_at - start, page) };
+            match (same, run) {
+                (true, None) => run = Some(page_at),
+                (false, Some(first)) => {
+                    // SAFETY: as below.
+                    *dropped += unsafe { drop_pages(first, page_at - first, page) };
+                    run = None;
+                }
+                _ => {}
+            }
+            page_at += page;
+        }
+        if let Some(first) = run {
+            // SAFETY: whole pages of the guest's memory, equal to the
+            // pristine memory, that nothing uses during the call.
+            *dropped += unsafe { drop_pages(first, to - first, page) };
+        }
+        ControlFlow::Continue(())
+    });
+    match walked {
+        Some(ControlFlow::Break(offset)) => Pass::From(offset),
+        _ => Pass::Done,
+    }
 }
 
 /// Whether the page at `page_ptr` (at `offset` in its memory) equals the
