@@ -333,23 +333,16 @@ export declare class CordonError extends Error {
 type NativeLimits = {
     [K in (typeof LIMIT_KEYS)[number]]?: number;
 };
-interface NativeToolCall {
-    tool: string;
-    args: string;
-    decision: string;
-    reason?: string | null;
-    code?: string | null;
-    message?: string | null;
-    durationMs: number;
-    resultBytes?: number | null;
-}
 interface NativeRunResult {
     exitCode: number;
     stdout: string;
     stderr: string;
     value?: string | null;
     error?: ScriptError | null;
-    toolCalls: NativeToolCall[];
+    /** The run's tool calls as a JSON array of records (`crates/node/src/records.rs`). */
+    toolCalls: string;
+    /** Indices of the records whose `args` is the arguments' text. */
+    toolCallTexts: number[];
     trace?: string | null;
     divergence?: string | null;
     stats: RunStats;

@@ -81,7 +81,10 @@ export interface BindingRunResult {
   stderr: string
   value?: string
   error?: BindingScriptError
-  toolCalls: Array<BindingToolCall>
+  /** Every tool call of the run as a JSON array (see `records`). */
+  toolCalls: string
+  /** Indices of the records whose `args` is text for JavaScript to parse. */
+  toolCallTexts: Array<number>
   /** JSON of the recorded `Trace`, for `record`. */
   trace?: string
   /** JSON of the first `Divergence`, for `replay`. */
@@ -104,19 +107,6 @@ export interface BindingStats {
   stdoutTruncated: boolean
   stderrTruncated: boolean
   instanceRestarted: boolean
-}
-
-/** One entry of a run's tool-call log. */
-export interface BindingToolCall {
-  tool: string
-  /** Arguments as JSON text. */
-  args: string
-  decision: string
-  reason?: string
-  code?: string
-  message?: string
-  durationMs: number
-  resultBytes?: number
 }
 
 /**

@@ -527,3 +527,69 @@ test("arguments reach the tool as JSON.stringify writes them, and what a script 
   assert.equal(r.exitCode, 0);
   await sb.close();
 });
+
+test("the run's log holds each call as onToolCall saw it, with text arguments kept as text", async () => {
+  const seen = [];
+  const sb = await Sandbox.create({
+    tools: { t: async (args) => args, fail: async () => { throw new Error("no"); } },
+    capabilities: [{ method: "t", params: ["a", "s"] }, { method: "fail" }],
+    onToolCall: (record) => seen.push(record),
+  });
+  const r = await sb.run(`
+    const out = [];
+    const attempt = async (f) => { try { out.push(JSON.stringify(await f())); } catch (e) { out.push(e.code); } };
+    await attempt(() => t({ a: [1, { b: "\\u00e9\\n" }], s: "x" }));
+    await attempt(() => tools.callRaw("t", "{oops"));
+    await attempt(() => tools.callRaw("t", '"just text"'));
+    await attempt(() => t({ z: 1 }));
+    await attempt(() => tools.call("missing", {}));
+    await attempt(() => fail({}));
+    console.log(out.join(" "));
+  `);
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['{"a":[1,{"b":"é\\n"}],"s":"x"} DENIED DENIED DENIED DENIED TOOL_ERROR\n', "", 0]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepStrictEqual(r.toolCalls, seen);
+  assert.deepStrictEqual(
+    r.toolCalls.map((c) => [c.tool, c.args, c.decision, c.reason ?? null, Object.keys(c).join()]),
+    [
+      ["t", { a: [1, { b: "é\n" }], s: "x" }, "allowed", null, "tool,args,decision,durationMs,resultBytes"],
+      ["t", "{oops", "denied", "invalid_arguments", "tool,args,decision,durationMs,reason,code,message"],
+      ["t", "just text", "denied", "invalid_arguments", "tool,args,decision,durationMs,reason,code,message"],
+      ["t", { z: 1 }, "denied", "parameter_not_allowed", "tool,args,decision,durationMs,reason,code,message"],
+      ["missing", {}, "denied", "unknown_tool", "tool,args,decision,durationMs,reason,code,message"],
+      ["fail", {}, "allowed", null, "tool,args,decision,durationMs,code,message"],
+    ],
+  );
+  // The log is an ordinary own property: enumerable, serialisable, assignable.
+  assert.deepStrictEqual(JSON.parse(JSON.stringify(r)).toolCalls, JSON.parse(JSON.stringify(seen)));
+  assert.deepStrictEqual({ ...r }.toolCalls, seen);
+  r.toolCalls = [];
+  assert.deepStrictEqual(r.toolCalls, []);
+  await sb.close();
+});
+
+test("calls made by a computing guest off the JavaScript thread arrive in order and are all answered", async () => {
+  const seen = [];
+  const sb = await Sandbox.create({
+    tools: { add: ({ a, b }) => (seen.push(a), a + b) },
+    capabilities: [{ method: "add" }],
+    limits: { toolCalls: 2000 },
+  });
+  // Each spin outlasts a turn's budget, so most of these calls are made
+  // while the run is polled in the pool and reach JavaScript in batches.
+  const r = await sb.run(`
+    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
+    const pending = [];
+    for (let i = 0; i < 1500; i++) {
+      if (i % 100 === 0) spin(3);
+      pending.push(add({ a: i, b: 1 }));
+    }
+    const all = await Promise.all(pending);
+    console.log(all.length, all.reduce((x, y) => x + y, 0), all.every((v, i) => v === i + 1));
+  `);
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["1500 1125750 true\n", "", 0]);
+  assert.deepEqual(seen, Array.from({ length: 1500 }, (_, i) => i));
+  assert.equal(r.toolCalls.length, 1500);
+  assert.ok(r.toolCalls.every((c, i) => c.decision === "allowed" && c.args.a === i));
+  await sb.close();
+});

@@ -453,7 +453,10 @@ interface NativeRunResult {
   stderr: string;
   value?: string | null;
   error?: ScriptError | null;
-  toolCalls: NativeToolCall[];
+  /** The run's tool calls as a JSON array of records (`crates/node/src/records.rs`). */
+  toolCalls: string;
+  /** Indices of the records whose `args` is the arguments' text. */
+  toolCallTexts: number[];
   trace?: string | null;
   divergence?: string | null;
   stats: RunStats;
@@ -487,9 +490,10 @@ interface NativeDeterminism {
 
 /**
  * Serves the native side: a message is `<kind>\n<payload>`; a non-zero
- * `token` is answered through `settleToolCall`.
+ * `token` is answered through `settleToolCall`. The messages of one poll of
+ * a run come as arrays, in the order they were made.
  */
-type Dispatch = (message: string, token: number) => void;
+type Dispatch = (messages: string | string[], tokens: number | number[]) => void;
 
 interface NativeModule {
   NativeSandbox: {
@@ -671,14 +675,31 @@ function toRecord(raw: NativeToolCall): ToolCallRecord {
   return record;
 }
 
+/** A run's tool-call log: the records come as one JSON text. */
+function toRecords(raw: NativeRunResult): ToolCallRecord[] {
+  const records = JSON.parse(raw.toolCalls) as ToolCallRecord[];
+  for (const i of raw.toolCallTexts) records[i].args = parseArgs(records[i].args as string);
+  return records;
+}
+
 function toResult(raw: NativeRunResult): RunResult {
+  // The log is parsed when first read: a run of a thousand calls whose
+  // caller never looks at it does not pay for a thousand records. It stays
+  // an own, enumerable, assignable property (spread, JSON.stringify and
+  // structuredClone see it as before).
+  let toolCalls: ToolCallRecord[] | undefined;
   const result: RunResult = {
     exitCode: raw.exitCode,
     stdout: raw.stdout,
     stderr: raw.stderr,
     value: raw.value ?? undefined,
     error: raw.error ?? undefined,
-    toolCalls: raw.toolCalls.map(toRecord),
+    get toolCalls(): ToolCallRecord[] {
+      return (toolCalls ??= toRecords(raw));
+    },
+    set toolCalls(records: ToolCallRecord[]) {
+      toolCalls = records;
+    },
     stats: raw.stats,
   };
   if (raw.trace) result.trace = JSON.parse(raw.trace) as Trace;
@@ -940,13 +961,23 @@ function prepare(options: SandboxOptions): {
         (e: unknown) => settle(token, `TOOL_ERROR\n${errorText(e)}`),
       );
     };
-    dispatch = (message, token) => {
-      if (token !== 0) inFlight++;
+    const serveOne = (message: string, token: number): void => {
       try {
         serve(message, token);
       } catch (e) {
         settle(token, `TOOL_ERROR\n${errorText(e)}`);
       }
+    };
+    dispatch = (messages, tokens) => {
+      if (typeof messages === "string") {
+        if (tokens !== 0) inFlight++;
+        return serveOne(messages, tokens as number);
+      }
+      const list = tokens as number[];
+      // Every call of the batch is in flight before the first is served: an
+      // answer given at once is not taken for the last one.
+      for (let i = 0; i < list.length; i++) if (list[i] !== 0) inFlight++;
+      for (let i = 0; i < messages.length; i++) serveOne(messages[i], list[i]);
     };
   }
   const deterministic = validateDeterminism(options.deterministic);
@@ -1239,7 +1270,7 @@ export class Sandbox {
         throw new CordonError(raw.failureCode as ErrorCode, raw.failureMessage ?? raw.failureCode, {
           stdout: raw.stdout,
           stderr: raw.stderr,
-          toolCalls: raw.toolCalls.map(toRecord),
+          toolCalls: toRecords(raw),
           stats: raw.stats,
         });
       }

@@ -14,11 +14,14 @@
 //! turn of its event loop: past it, ready runs go on in the pool, and a
 //! flood of instantly-answering tools cannot starve the loop's timers.
 //!
-//! Tool messages made while a run is polled on the JavaScript thread are
-//! collected and handed to the dispatcher directly once the poll returns
-//! (never from inside it: the guest's stack is a wasmtime fiber, where V8
-//! must not run). Messages made in the pool go through a threadsafe
-//! function. Replies come back by token through `settleToolCall`.
+//! Tool messages made while a run is polled are collected and handed over
+//! once the poll returns: on the JavaScript thread to the dispatcher
+//! directly (never from inside the poll: the guest's stack is a wasmtime
+//! fiber, where V8 must not run), in the pool through a threadsafe function,
+//! all of one poll in one call. A poll ends when the guest waits or at its
+//! next epoch tick, so a message waits at most one tick, and a `Promise.all`
+//! of a thousand calls costs one wake of the event loop rather than a
+//! thousand. Replies come back by token through `settleToolCall`.
 
 use std::{
     cell::RefCell,
@@ -35,7 +38,7 @@ use std::{
 
 use napi::{
     bindgen_prelude::{
-        spawn, within_runtime_if_available, FnArgs, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
+        spawn, within_runtime_if_available, Either, FnArgs, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
     },
     threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
     Env, Result, Status,
@@ -46,10 +49,10 @@ use napi_derive::napi;
 /// event loop (the same bound as a guest's slice: one epoch tick).
 const TURN_BUDGET: Duration = Duration::from_millis(1);
 
-/// `(message, token)`: the JavaScript dispatcher; it answers a non-zero
-/// token through [`settle_tool_call`].
-pub(crate) type DispatchArgs = FnArgs<(String, f64)>;
-type Queued = ThreadsafeFunction<Message, (), DispatchArgs, Status, false, true>;
+/// `(message, token)` or `(messages, tokens)`: the JavaScript dispatcher; it
+/// answers a non-zero token through [`settle_tool_call`].
+pub(crate) type DispatchArgs = FnArgs<(Either<String, Vec<String>>, Either<f64, Vec<f64>>)>;
+type Queued = ThreadsafeFunction<Vec<Message>, (), DispatchArgs, Status, false, true>;
 
 /// A message to the dispatcher, with where its reply goes.
 pub(crate) struct Message {
@@ -66,15 +69,15 @@ pub(crate) struct Dispatcher {
 impl Dispatcher {
     pub(crate) fn new(function: &napi::bindgen_prelude::Function<'_, DispatchArgs, ()>) -> Result<Self> {
         let queued = function
-            .build_threadsafe_function::<Message>()
+            .build_threadsafe_function::<Vec<Message>>()
             .callee_handled::<false>()
             .weak::<true>()
-            .build_callback(|ctx| Ok(FnArgs::from((ctx.value.text, register(ctx.value.reply)))))?;
+            .build_callback(|ctx| Ok(arguments(ctx.value)))?;
         Ok(Self { direct: function.create_ref()?, queued })
     }
 
-    /// Sends a message: after the poll in progress when that poll is on the
-    /// JavaScript thread, else through the threadsafe function.
+    /// Sends a message: after the poll in progress on this thread, if any,
+    /// else at once through the threadsafe function.
     pub(crate) fn send(self: &Arc<Self>, message: Message) {
         let mut message = Some(message);
         let _ = JS.try_with(|js| {
@@ -87,11 +90,34 @@ impl Dispatcher {
             }
         });
         if let Some(message) = message {
-            // A refused call drops the reply's sender: the call fails as
-            // "could not be reached".
-            let _ = self.queued.call(message, ThreadsafeFunctionCallMode::NonBlocking);
+            self.queue(vec![message]);
         }
     }
+
+    /// Hands messages to the JavaScript thread's event loop.
+    fn queue(&self, messages: Vec<Message>) {
+        // A refused call drops the replies' senders: the calls fail as
+        // "could not be reached".
+        let _ = self.queued.call(messages, ThreadsafeFunctionCallMode::NonBlocking);
+    }
+}
+
+/// The dispatcher's arguments for `messages`, their reply senders
+/// registered (on the JavaScript thread).
+fn arguments(messages: Vec<Message>) -> DispatchArgs {
+    if messages.len() == 1 {
+        if let Some(message) = messages.into_iter().next() {
+            return FnArgs::from((Either::A(message.text), Either::A(register(message.reply))));
+        }
+        return FnArgs::from((Either::B(Vec::new()), Either::B(Vec::new())));
+    }
+    let mut texts = Vec::with_capacity(messages.len());
+    let mut tokens = Vec::with_capacity(messages.len());
+    for message in messages {
+        tokens.push(register(message.reply));
+        texts.push(message.text);
+    }
+    FnArgs::from((Either::B(texts), Either::B(tokens)))
 }
 
 /// What this thread knows; only the JavaScript thread ever sets any of it.
@@ -109,7 +135,8 @@ struct JsThread {
     later: Vec<Arc<dyn Runnable>>,
     /// Whether a `drainLater` is queued.
     later_queued: bool,
-    /// Messages of the poll in progress on this thread.
+    /// Messages of the poll in progress on this thread (the JavaScript
+    /// thread or one of the pool's).
     outbox: Option<Vec<(Arc<Dispatcher>, Message)>>,
     /// Reply senders by token; tokens are never reused.
     replies: HashMap<u64, tokio::sync::oneshot::Sender<String>, BuildHasherDefault<TokenHasher>>,
@@ -410,7 +437,7 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
             self.state.store(DONE, Ordering::Release);
             return Ok(Step::Pending(None));
         };
-        let outer = env.map(|_| JS.with(|js| js.borrow_mut().outbox.replace(Vec::new())));
+        let outer = JS.with(|js| js.borrow_mut().outbox.replace(Vec::new()));
         let poll = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             within_runtime_if_available(|| future.as_mut().poll(&mut cx))
         }))
@@ -419,19 +446,15 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
             // than staying RUNNING with its Promise never settled.
             Poll::Ready(Err(napi::Error::new(Status::GenericFailure, "INTERNAL: the run panicked")))
         });
-        let outgoing = match outer {
-            Some(outer) => JS.with(|js| std::mem::replace(&mut js.borrow_mut().outbox, outer)),
-            None => None,
-        };
+        let outgoing =
+            JS.with(|js| std::mem::replace(&mut js.borrow_mut().outbox, outer)).unwrap_or_default();
         match poll {
             Poll::Ready(value) => {
                 task.future = None;
                 let deferred = task.deferred.take();
                 drop(task);
                 self.state.store(DONE, Ordering::Release);
-                if let Some(env) = env {
-                    flush(env, outgoing.unwrap_or_default());
-                }
+                flush(env, outgoing);
                 match deferred {
                     Some(deferred) => {
                         match value {
@@ -465,9 +488,7 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                     }
                 }
                 drop(task);
-                if let Some(env) = env {
-                    flush(env, outgoing.unwrap_or_default());
-                }
+                flush(env, outgoing);
                 if self.state.compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_err() {
                     // Woken during its own poll: the guest yielded at an
                     // epoch tick, or a wake came from another thread. On the
@@ -486,18 +507,34 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
     }
 }
 
-/// Hands the messages of a poll on the JavaScript thread to their
-/// dispatchers.
-fn flush(env: &Env, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
-    for (dispatcher, message) in outgoing {
-        let token = register(message.reply);
-        let sent = dispatcher
-            .direct
-            .borrow_back(env)
-            .and_then(|dispatch| dispatch.call(FnArgs::from((message.text, token))));
-        if sent.is_err() && token != 0.0 {
-            // The call fails as "could not be reached".
-            JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
+/// Hands the messages of a poll to their dispatchers, one call for each
+/// run of messages to the same dispatcher: directly on the JavaScript thread
+/// (`env`), else through the threadsafe function.
+fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
+    let mut outgoing = outgoing.into_iter().peekable();
+    while let Some((dispatcher, first)) = outgoing.next() {
+        let mut batch = vec![first];
+        while let Some((_, message)) = outgoing.next_if(|(next, _)| Arc::ptr_eq(next, &dispatcher)) {
+            batch.push(message);
+        }
+        let Some(env) = env else {
+            dispatcher.queue(batch);
+            continue;
+        };
+        let args = arguments(batch);
+        let tokens = match &args.data.1 {
+            Either::A(token) => vec![*token],
+            Either::B(tokens) => tokens.clone(),
+        };
+        let sent = dispatcher.direct.borrow_back(env).and_then(|dispatch| dispatch.call(args));
+        if sent.is_err() {
+            // The calls fail as "could not be reached".
+            JS.with(|js| {
+                let mut js = js.borrow_mut();
+                for token in tokens {
+                    js.replies.remove(&(token as u64));
+                }
+            });
         }
     }
 }

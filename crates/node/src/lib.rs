@@ -4,6 +4,7 @@
 //! lives in `cordon-runtime`.
 
 pub mod driver;
+mod records;
 
 use std::sync::Arc;
 
@@ -76,20 +77,6 @@ fn to_mounts(mounts: Option<Vec<BindingMount>>) -> Vec<MountSpec> {
         .collect()
 }
 
-/// One entry of a run's tool-call log.
-#[napi(object)]
-pub struct BindingToolCall {
-    pub tool: String,
-    /// Arguments as JSON text.
-    pub args: String,
-    pub decision: String,
-    pub reason: Option<String>,
-    pub code: Option<String>,
-    pub message: Option<String>,
-    pub duration_ms: f64,
-    pub result_bytes: Option<f64>,
-}
-
 #[napi(object)]
 pub struct BindingScriptError {
     pub name: String,
@@ -115,7 +102,10 @@ pub struct BindingRunResult {
     pub stderr: String,
     pub value: Option<String>,
     pub error: Option<BindingScriptError>,
-    pub tool_calls: Vec<BindingToolCall>,
+    /// Every tool call of the run as a JSON array (see `records`).
+    pub tool_calls: String,
+    /// Indices of the records whose `args` is text for JavaScript to parse.
+    pub tool_call_texts: Vec<u32>,
     /// JSON of the recorded `Trace`, for `record`.
     pub trace: Option<String>,
     /// JSON of the first `Divergence`, for `replay`.
@@ -158,13 +148,15 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
 
 fn from_report(report: RunReport, failure: Option<(String, String)>) -> BindingRunResult {
     let (failure_code, failure_message) = failure.unzip();
+    let (tool_calls, tool_call_texts) = records::to_json(&report.tool_calls);
     BindingRunResult {
         exit_code: report.exit_code,
         stdout: report.stdout,
         stderr: report.stderr,
         value: report.value,
         error: report.error.map(|e| BindingScriptError { name: e.name, message: e.message, stack: e.stack }),
-        tool_calls: report.tool_calls.into_iter().map(to_binding_call).collect(),
+        tool_calls,
+        tool_call_texts,
         trace: report.trace.and_then(|t| serde_json::to_string(&t).ok()),
         divergence: report.divergence.and_then(|d| serde_json::to_string(&d).ok()),
         stats: BindingStats {
@@ -194,19 +186,6 @@ fn from_failure(failure: RunFailure) -> BindingRunResult {
         stats: Default::default(),
     });
     from_report(report, Some((code, failure.message)))
-}
-
-fn to_binding_call(r: ToolCallRecord) -> BindingToolCall {
-    BindingToolCall {
-        tool: r.tool,
-        args: r.args,
-        decision: r.decision.to_string(),
-        reason: r.reason,
-        code: r.code,
-        message: r.message,
-        duration_ms: r.duration_ms,
-        result_bytes: r.result_bytes.map(|b| b as f64),
-    }
 }
 
 /// Tool calls served by JavaScript (see `driver`).
