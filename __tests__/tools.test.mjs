@@ -477,6 +477,8 @@ test("arguments reach the tool as JSON.stringify writes them, and what a script 
       new (class Point { constructor() { this.x = 1; this.y = 2; } })(),
       { shared: [chars, chars] },
       deep(60),
+      { ints: [2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, 2 ** 31, -(2 ** 31) - 1, 4294967296, 1e20, -1e15, 0.5, -0, 1 / 3] },
+      { parsed: JSON.parse("[1001, -0, 7.0, 2147483648, -2147483649, 1e300]") },
     ];
     // The host hands the handler the value it validated, whose keys come
     // in sorted order: compare with the keys sorted.
@@ -513,7 +515,7 @@ test("arguments reach the tool as JSON.stringify writes them, and what a script 
   assert.equal(r.stderr, "");
   assert.equal(
     r.stdout,
-    Array(14).fill("same").join(" ") +
+    Array(16).fill("same").join(" ") +
       "\n" +
       "DENIED codes: not valid JSON: unexpected end of hex escape at line 1 column 14\n" +
       "[ 97, 128512 ]\n" +
@@ -591,5 +593,27 @@ test("calls made by a computing guest off the JavaScript thread arrive in order 
   assert.deepEqual(seen, Array.from({ length: 1500 }, (_, i) => i));
   assert.equal(r.toolCalls.length, 1500);
   assert.ok(r.toolCalls.every((c, i) => c.decision === "allowed" && c.args.a === i));
+  await sb.close();
+});
+
+test("number results arrive as the numbers JSON.parse makes of them", async () => {
+  const values = [0, -0, 1001, -7, 2147483647, -2147483648, 2147483648, -2147483649, 1.5, 1e21, 2 ** 53 + 2, 10, 100000];
+  const sb = await Sandbox.create({
+    tools: { num: async ({ i }) => values[i] },
+    capabilities: [{ method: "num" }],
+  });
+  const r = await sb.run(`
+    const out = [];
+    for (let i = 0; i < ${values.length}; i++) {
+      const x = await num({ i });
+      out.push(typeof x + ":" + (Object.is(x, -0) ? "-0" : String(x)) + ":" + (x + 1));
+    }
+    console.log(out.join(" "));
+  `);
+  const want = values.map((v) => {
+    const x = JSON.parse(JSON.stringify(v));
+    return `number:${Object.is(x, -0) ? "-0" : String(x)}:${x + 1}`;
+  });
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], [want.join(" ") + "\n", "", 0]);
   await sb.close();
 });

@@ -909,21 +909,24 @@ function prepare(options: SandboxOptions): {
     // Answers one message: at once, or when the tool's promise settles.
     // Runs for every call, so it avoids an async wrapper (two promises).
     const serve = (message: string, token: number): void => {
+      // `record\n<record>`, or `<kind>\n<tool>\n<args>` (a tool name holds
+      // no line break).
       const nl = message.indexOf("\n");
       const kind = message.slice(0, nl);
-      const payload = message.slice(nl + 1);
       if (kind === "record") {
         try {
-          const raw = JSON.parse(payload) as NativeToolCall;
+          const raw = JSON.parse(message.slice(nl + 1)) as NativeToolCall;
           onToolCall?.(toRecord({ ...raw, args: raw.args }));
         } catch {
           // A hook that throws does not change the call.
         }
         return;
       }
+      const nl2 = message.indexOf("\n", nl + 1);
       let call: ToolCallRequest;
       try {
-        call = JSON.parse(payload) as ToolCallRequest;
+        if (nl2 < 0) throw new Error("no arguments");
+        call = { tool: message.slice(nl + 1, nl2), args: JSON.parse(message.slice(nl2 + 1)) as Record<string, unknown> };
       } catch {
         return settle(token, "TOOL_ERROR\nmalformed call");
       }

@@ -20,10 +20,10 @@ use napi::{
 };
 use napi_derive::napi;
 
-/// `(message, token) => void`: the JavaScript side of tool calls
-/// (`js/index.ts`). A message is `<kind>\n<payload>`, kind `call`,
-/// `approve` or `record`; a non-zero token is answered through
-/// `settleToolCall`.
+/// `(message, token) => void`, or the same with arrays for the messages of
+/// one poll: the JavaScript side of tool calls (`js/index.ts`). A message is
+/// `call\n<tool>\n<args>`, `approve\n<tool>\n<args>` or `record\n<record>`;
+/// a non-zero token is answered through `settleToolCall`.
 type Dispatch<'env> = Function<'env, DispatchArgs, ()>;
 
 /// Limits as JavaScript numbers; `js/` validates them first, this checks again.
@@ -204,19 +204,16 @@ impl NodeTools {
     }
 }
 
-/// `<kind>\n{"tool":<name>,"args":<args>}`, in one allocation.
+/// `<kind>\n<name>\n<args>`, in one allocation: JavaScript parses only the
+/// arguments. A tool name is a dotted path of identifier characters (the
+/// policy checked it), so it holds no line break.
 fn call_message(kind: &str, call: &ToolInvocation) -> String {
-    let mut text = String::with_capacity(kind.len() + call.name.len() + call.args_json.len() + 24);
+    let mut text = String::with_capacity(kind.len() + call.name.len() + call.args_json.len() + 2);
     text.push_str(kind);
-    text.push_str("\n{\"tool\":");
-    // A tool name is a plain identifier path, but quote it properly anyway.
-    match serde_json::to_string(call.name.as_str()) {
-        Ok(quoted) => text.push_str(&quoted),
-        Err(_) => text.push_str("\"\""),
-    }
-    text.push_str(",\"args\":");
+    text.push('\n');
+    text.push_str(&call.name);
+    text.push('\n');
     text.push_str(&call.args_json);
-    text.push('}');
     text
 }
 
@@ -228,8 +225,10 @@ impl ToolHost for NodeTools {
             let Some(reply) = reply.await else {
                 return Err(ToolFailure::Failed("the tool could not be reached".into()));
             };
-            if let Some(json) = reply.strip_prefix('o') {
-                return Ok(json.to_owned());
+            if reply.starts_with('o') {
+                let mut json = reply;
+                json.replace_range(..1, "");
+                return Ok(json);
             }
             let (code, message) = reply.split_once('\n').unwrap_or(("TOOL_ERROR", reply.as_str()));
             Err(match code {

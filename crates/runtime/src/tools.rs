@@ -287,14 +287,18 @@ impl ToolState {
         let limits = context.limits;
         // Start the approval or the call now, not when the guest next
         // waits: tools run while the guest goes on.
-        let deadline = tokio::time::Instant::now() + limits.timeout;
-        let approval = allowed.requires_approval().then(|| host.approve(invocation.clone()));
-        let call = approval.is_none().then(|| host.call(invocation.clone()));
+        let deadline = tokio::time::Instant::from_std(started) + limits.timeout;
+        let name = invocation.name.clone();
+        // The call now, or the approval now and the call after it.
+        let started_now = if allowed.requires_approval() {
+            Started::Approval(host.approve(invocation.clone()), invocation)
+        } else {
+            Started::Call(host.call(invocation))
+        };
         let future = async move {
-            let name = invocation.name.clone();
-            let call = match (approval, call) {
-                (_, Some(call)) => call,
-                (Some(approval), None) => {
+            let call = match started_now {
+                Started::Call(call) => call,
+                Started::Approval(approval, invocation) => {
                     if !approval.await {
                         budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
                         let message = format!("{name} denied: the host did not approve this call");
@@ -302,7 +306,6 @@ impl ToolState {
                     }
                     host.call(invocation)
                 }
-                (None, None) => host.call(invocation),
             };
             let result = match tokio::time::timeout_at(deadline, call).await {
                 Err(_) => error(
@@ -329,6 +332,13 @@ impl ToolState {
         self.pending.push(Box::pin(future));
         id
     }
+}
+
+/// What an allowed call started with.
+enum Started {
+    Call(BoxFuture<Result<String, ToolFailure>>),
+    /// The approval asked for, and the call to make once it is given.
+    Approval(BoxFuture<bool>, ToolInvocation),
 }
 
 /// A result crosses to the guest only as bounded, well-formed JSON data.

@@ -15,7 +15,7 @@
 //! one `JSON.stringify` gives (the same keys in the same order, numbers
 //! through QuickJS's own `Number` to string conversion, the same escapes).
 
-use std::ptr;
+use std::{cell::RefCell, collections::BTreeMap, ptr};
 
 use rquickjs::qjs;
 
@@ -24,6 +24,27 @@ const CLASS_OBJECT: qjs::JSClassID = 1;
 const CLASS_ARRAY: qjs::JSClassID = 2;
 /// Objects nested deeper than this go to `JSON.stringify`.
 const MAX_DEPTH: usize = 64;
+/// Keys kept quoted, and the longest kept: scripts use a few keys again and
+/// again; a script that makes up keys fills the cache once and then pays
+/// the conversion as before.
+const KEYS_KEPT: usize = 1024;
+/// 2^53: below it, every integral double is exactly an `i64`, and QuickJS
+/// prints it as that integer's digits.
+const SAFE_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
+const KEY_LEN_KEPT: usize = 64;
+
+/// What stays from one call to the next: the `toJSON` atom and object keys
+/// already quoted, each atom held (duplicated) so its number cannot be
+/// reused for another string. Tied to the context it was made for.
+struct Cache {
+    ctx: *mut qjs::JSContext,
+    to_json: qjs::JSAtom,
+    keys: BTreeMap<qjs::JSAtom, Box<[u8]>>,
+}
+
+thread_local! {
+    static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
+}
 
 /// The JSON text of `value`, or `None` when `JSON.stringify` must decide.
 ///
@@ -31,23 +52,29 @@ const MAX_DEPTH: usize = 64;
 /// `ctx` must be a live context and `value` a value of it, borrowed for the
 /// call.
 pub unsafe fn stringify(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option<String> {
-    // SAFETY: the caller's contract; the atom is freed by the guard below.
-    let to_json = unsafe { qjs::JS_NewAtomLen(ctx, c"toJSON".as_ptr(), 6) };
-    if to_json == 0 {
+    CACHE.with(|cache| {
+        // No script code runs while this is borrowed.
+        let mut cache = cache.try_borrow_mut().ok()?;
+        if cache.as_ref().is_none_or(|c| c.ctx != ctx) {
+            // SAFETY: the caller's contract. A cache of another context is
+            // dropped without freeing its atoms (that context may be gone).
+            let to_json = unsafe { qjs::JS_NewAtomLen(ctx, c"toJSON".as_ptr(), 6) };
+            if to_json == 0 {
+                // SAFETY: as above.
+                unsafe { clear_exception(ctx) };
+                return None;
+            }
+            *cache = Some(Cache { ctx, to_json, keys: BTreeMap::new() });
+        }
+        let cache = cache.as_mut()?;
+        let mut writer = Writer { ctx, cache, out: Vec::new(), open: Vec::new() };
         // SAFETY: as above.
-        unsafe { clear_exception(ctx) };
-        return None;
-    }
-    let mut writer = Writer { ctx, to_json, out: Vec::new(), open: Vec::new() };
-    // SAFETY: as above.
-    let written = unsafe { writer.value(value) };
-    // SAFETY: `to_json` came from `JS_NewAtomLen` on this context.
-    unsafe { qjs::JS_FreeAtom(ctx, to_json) };
-    match written? {
-        // The text is built from valid UTF-8 pieces and ASCII escapes.
-        Emitted::Written => String::from_utf8(writer.out).ok(),
-        Emitted::Skipped => None,
-    }
+        match unsafe { writer.value(value) }? {
+            // The text is built from valid UTF-8 pieces and ASCII escapes.
+            Emitted::Written => String::from_utf8(writer.out).ok(),
+            Emitted::Skipped => None,
+        }
+    })
 }
 
 enum Emitted {
@@ -56,9 +83,9 @@ enum Emitted {
     Skipped,
 }
 
-struct Writer {
+struct Writer<'a> {
     ctx: *mut qjs::JSContext,
-    to_json: qjs::JSAtom,
+    cache: &'a mut Cache,
     out: Vec<u8>,
     /// The objects being written, outermost first (a cycle gives up).
     open: Vec<*mut std::ffi::c_void>,
@@ -71,7 +98,7 @@ unsafe fn clear_exception(ctx: *mut qjs::JSContext) {
     unsafe { qjs::JS_FreeValue(ctx, qjs::JS_GetException(ctx)) };
 }
 
-impl Writer {
+impl Writer<'_> {
     /// Appends `bytes`; `None` when memory runs out (`JSON.stringify` then
     /// raises QuickJS's catchable out-of-memory error instead of the guest
     /// aborting).
@@ -87,7 +114,7 @@ impl Writer {
         match tag {
             qjs::JS_TAG_INT => {
                 let n = unsafe { qjs::JS_VALUE_GET_INT(v) };
-                self.put(n.to_string().as_bytes())?;
+                self.put(itoa::Buffer::new().format(n).as_bytes())?;
             }
             qjs::JS_TAG_BOOL => {
                 let b = unsafe { qjs::JS_VALUE_GET_BOOL(v) };
@@ -96,7 +123,12 @@ impl Writer {
             qjs::JS_TAG_NULL => self.put(b"null")?,
             qjs::JS_TAG_UNDEFINED => return Some(Emitted::Skipped),
             qjs::JS_TAG_FLOAT64 => {
-                if unsafe { qjs::JS_VALUE_GET_FLOAT64(v) }.is_finite() {
+                let x = unsafe { qjs::JS_VALUE_GET_FLOAT64(v) };
+                if x.fract() == 0.0 && x.abs() < SAFE_INTEGER_LIMIT {
+                    // An integral double (`-0` included) prints as the
+                    // integer (JSON parses every number into a double).
+                    self.put(itoa::Buffer::new().format(x as i64).as_bytes())?;
+                } else if x.is_finite() {
                     // QuickJS's own Number to string: no script code runs.
                     let text = unsafe { self.text_of(v) }?;
                     self.put(&text)?;
@@ -198,7 +230,7 @@ impl Writer {
         loop {
             let class = unsafe { qjs::JS_GetClassID(current) };
             let found = if class == CLASS_OBJECT || class == CLASS_ARRAY {
-                unsafe { qjs::JS_GetOwnProperty(self.ctx, ptr::null_mut(), current, self.to_json) }
+                unsafe { qjs::JS_GetOwnProperty(self.ctx, ptr::null_mut(), current, self.cache.to_json) }
             } else {
                 1
             };
@@ -302,43 +334,28 @@ impl Writer {
             unsafe { clear_exception(self.ctx) };
             return None;
         }
-        let mut atoms: Vec<qjs::JSAtom> = Vec::new();
-        let done = if atoms.try_reserve(len as usize).is_ok() {
-            // SAFETY: QuickJS returned `len` entries at `tab`.
-            atoms.extend((0..len as usize).map(|i| unsafe { (*tab.add(i)).atom }));
-            // SAFETY: `atoms` holds copies of the atom numbers; the atoms stay
-            // alive as long as `v` has these properties, and no script code
-            // runs before they are read.
-            unsafe { self.members_of(v, &atoms) }
-        } else {
-            None
-        };
+        let entries: &[qjs::JSPropertyEnum] =
+            // SAFETY: QuickJS returned `len` entries at `tab`, alive (with
+            // their atoms) until freed below; no script code runs before.
+            if tab.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(tab, len as usize) } };
+        // SAFETY: as above.
+        let done = unsafe { self.members_of(v, entries) };
         // SAFETY: `tab` and `len` came from `JS_GetOwnPropertyNames`.
         unsafe { qjs::JS_FreePropertyEnum(self.ctx, tab, len) };
         done
     }
 
-    unsafe fn members_of(&mut self, v: qjs::JSValue, atoms: &[qjs::JSAtom]) -> Option<()> {
+    unsafe fn members_of(&mut self, v: qjs::JSValue, entries: &[qjs::JSPropertyEnum]) -> Option<()> {
         self.put(b"{")?;
         let mut first = true;
-        for &atom in atoms {
+        for entry in entries {
+            let atom = entry.atom;
             let start = self.out.len();
             if !first {
                 self.put(b",")?;
             }
-            let mut len = 0;
             // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
-            let key = unsafe { qjs::JS_AtomToCStringLen(self.ctx, &mut len, atom) };
-            if key.is_null() {
-                // SAFETY: the context is live.
-                unsafe { clear_exception(self.ctx) };
-                return None;
-            }
-            // SAFETY: QuickJS returned `len` readable bytes at `key`.
-            let quoted = self.quote(unsafe { std::slice::from_raw_parts(key.cast::<u8>(), len as usize) });
-            // SAFETY: `key` came from `JS_AtomToCStringLen` on this context.
-            unsafe { qjs::JS_FreeCString(self.ctx, key) };
-            quoted?;
+            unsafe { self.key(atom) }?;
             self.put(b":")?;
             // SAFETY: `v` is live; the property's value is read as data.
             match unsafe { self.own(v, atom) }? {
@@ -349,4 +366,54 @@ impl Writer {
         self.put(b"}")?;
         Some(())
     }
+
+    /// Appends the key `atom` quoted, from the cache when it is there.
+    unsafe fn key(&mut self, atom: qjs::JSAtom) -> Option<()> {
+        if let Some(quoted) = self.cache.keys.get(&atom) {
+            self.out.try_reserve(quoted.len()).ok()?;
+            self.out.extend_from_slice(quoted);
+            return Some(());
+        }
+        let mut len = 0;
+        // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
+        let key = unsafe { qjs::JS_AtomToCStringLen(self.ctx, &mut len, atom) };
+        if key.is_null() {
+            // SAFETY: the context is live.
+            unsafe { clear_exception(self.ctx) };
+            return None;
+        }
+        let start = self.out.len();
+        // SAFETY: QuickJS returned `len` readable bytes at `key`.
+        let quoted = self.quote(unsafe { std::slice::from_raw_parts(key.cast::<u8>(), len as usize) });
+        // SAFETY: `key` came from `JS_AtomToCStringLen` on this context.
+        unsafe { qjs::JS_FreeCString(self.ctx, key) };
+        quoted?;
+        let text = self.out.get(start..)?;
+        if self.cache.keys.len() < KEYS_KEPT && text.len() <= KEY_LEN_KEPT + 2 {
+            let mut kept = Vec::new();
+            if kept.try_reserve_exact(text.len()).is_ok() {
+                kept.extend_from_slice(text);
+                // SAFETY: the cache holds its own reference to the atom.
+                unsafe { qjs::JS_DupAtom(self.ctx, atom) };
+                self.cache.keys.insert(atom, kept.into_boxed_slice());
+            }
+        }
+        Some(())
+    }
+}
+
+/// The value of a JSON text that is an integer literal in `i32`'s range
+/// (`1001`, `-7`), which needs no parser; `None` for any other text (`-0`
+/// and `1.0` are doubles to JSON).
+pub fn int_literal(text: &[u8]) -> Option<i32> {
+    let digits = text.strip_prefix(b"-").unwrap_or(text);
+    let well_formed = !digits.is_empty()
+        && digits.len() <= 10
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits.len() == 1 || digits.first() != Some(&b'0'))
+        && text != b"-0";
+    if !well_formed {
+        return None;
+    }
+    std::str::from_utf8(text).ok()?.parse().ok()
 }

@@ -5,7 +5,10 @@
 //! drives it: it drains QuickJS's job queue, and while the script's promise
 //! is pending it waits on the host for tool results and on its timers.
 
-use std::{cell::RefCell, collections::BTreeMap};
+use std::{
+    cell::{Cell, RefCell},
+    collections::BTreeMap,
+};
 
 use cordon_protocol::{RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
 use rquickjs::{
@@ -49,6 +52,11 @@ thread_local! {
     /// a HashMap would draw its hash keys from the host's random source on
     /// first use, in the middle of a run.
     static WAITING: RefCell<BTreeMap<u32, Waiting>> = const { RefCell::new(BTreeMap::new()) };
+    /// Whether the prelude's `nextTimer` can answer anything but "no timer":
+    /// set when a script arms a timer and after timers ran (one may have
+    /// thrown), cleared when `nextTimer` says there is none. While it is
+    /// clear, waiting for a tool result skips that call into JavaScript.
+    static TIMERS: Cell<bool> = const { Cell::new(true) };
 }
 
 /// The native half of a tool call: `(name, argsJson) -> Promise`. The host
@@ -101,6 +109,7 @@ fn new_engine() -> Result<Engine, String> {
         let call_data = Function::new(ctx.clone(), start_call_data).map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
+        let armed = Function::new(ctx.clone(), || TIMERS.set(true)).map_err(|e| e.to_string())?;
         let shell = Function::new(ctx.clone(), |script: rquickjs::String<'_>| -> Vec<String> {
             let script = script.to_string().unwrap_or_default();
             let (stdout, stderr, status) = crate::shell::run_captured(&script);
@@ -112,8 +121,9 @@ fn new_engine() -> Result<Engine, String> {
         })
         .map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object =
-            install.call((write, call, fs, random, shell, call_data)).map_err(|e| format!("prelude: {e}"))?;
+        let helpers: Object = install
+            .call((write, call, fs, random, shell, call_data, armed))
+            .map_err(|e| format!("prelude: {e}"))?;
         let get = |name: &str| -> Result<Persistent<Function<'static>>, String> {
             let f: Function = helpers.get(name).map_err(|e| format!("prelude: {name}: {e}"))?;
             Ok(Persistent::save(&ctx, f))
@@ -251,55 +261,64 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
 /// Runs jobs, timers and tool results until the script's promise settles or
 /// nothing can settle it any more.
 fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), RunOutcome> {
-    loop {
-        while let Ok(true) | Err(_) = engine.runtime.execute_pending_job() {}
-        // Ms until the next timer, -1 without timers, -2 once a timer threw;
-        // `None` once the script's promise settled.
-        let next_timer = engine.context.with(|ctx| -> Result<_, RunOutcome> {
-            let promise = promise.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
-            if !matches!(promise.state(), PromiseState::Pending) {
-                return Ok(None);
-            }
-            let next_timer =
-                engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
-            next_timer.call::<_, f64>(()).map(Some).map_err(|e| internal_error(e.to_string()))
-        })?;
-        let Some(next_timer) = next_timer else { return Ok(()) };
-        if next_timer == 0.0 {
-            fire_timers(engine)?;
-            continue;
-        }
-        if next_timer <= -2.0 {
-            return Ok(());
-        }
-        // Without a timer, the host answers "idle" when no call is pending:
-        // then nothing can settle the script's promise any more.
-        let timeout = if next_timer < 0.0 { -1 } else { next_timer.ceil() as i64 };
-        match host::wait(timeout) {
-            Waited::Event(bytes) => deliver(engine, &bytes)?,
-            Waited::Timeout => fire_timers(engine)?,
-            Waited::Idle => return Ok(()),
-        }
-    }
-}
-
-fn fire_timers(engine: &Engine) -> Result<(), RunOutcome> {
+    // One entry into the context for the whole loop: waiting on the host
+    // inside it is fine, since nothing else uses this runtime meanwhile.
     engine.context.with(|ctx| {
-        let helpers = restore(&ctx, &engine.helpers)?;
-        let run: Function = helper(&helpers, "runTimers")?;
-        run.call::<_, ()>(()).map_err(|e| internal_error(e.to_string()))
+        let promise = promise.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
+        let next_timer =
+            engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
+        loop {
+            while ctx.execute_pending_job() {}
+            if !matches!(promise.state(), PromiseState::Pending) {
+                return Ok(());
+            }
+            // Ms until the next timer, -1 without timers, -2 once a timer
+            // threw.
+            let next = if TIMERS.get() {
+                let next = next_timer.call::<_, f64>(()).map_err(|e| internal_error(e.to_string()))?;
+                TIMERS.set(next != -1.0);
+                next
+            } else {
+                -1.0
+            };
+            if next == 0.0 {
+                fire_timers(engine, &ctx)?;
+                continue;
+            }
+            if next <= -2.0 {
+                return Ok(());
+            }
+            // Without a timer, the host answers "idle" when no call is
+            // pending: then nothing can settle the script's promise any more.
+            let timeout = if next < 0.0 { -1 } else { next.ceil() as i64 };
+            match host::wait(timeout) {
+                Waited::Event(bytes) => deliver(engine, &ctx, &bytes)?,
+                Waited::Timeout => fire_timers(engine, &ctx)?,
+                Waited::Idle => return Ok(()),
+            }
+        }
     })
 }
 
-fn deliver(engine: &Engine, bytes: &[u8]) -> Result<(), RunOutcome> {
+fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
+    // An interval stays, and a callback may throw or arm another timer.
+    TIMERS.set(true);
+    let helpers = restore(ctx, &engine.helpers)?;
+    let run: Function = helper(&helpers, "runTimers")?;
+    run.call::<_, ()>(()).map_err(|e| internal_error(e.to_string()))
+}
+
+fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcome> {
     let event = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
     let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&event.id)) else {
         // A call of a run that ended (its promise is gone).
         return Ok(());
     };
-    engine.context.with(|ctx| {
-        let settled = match event.result {
-            ToolResult::Ok { json } => match ctx.json_parse(json) {
+    let settled = match event.result {
+        // A number answer (`1001`) needs no parser.
+        ToolResult::Ok { json } => match json::int_literal(json.as_bytes()) {
+            Some(n) => Ok(Value::new_int(ctx.clone(), n)),
+            None => match ctx.json_parse(json) {
                 Ok(value) => Ok(value),
                 Err(_) => {
                     // The host checked the JSON; this is a guard, not a path.
@@ -308,25 +327,25 @@ fn deliver(engine: &Engine, bytes: &[u8]) -> Result<(), RunOutcome> {
                     Err((message, "TOOL_RESULT_INVALID".to_string(), None))
                 }
             },
-            ToolResult::Error { code, reason, message } => Err((message, code, reason)),
-        };
-        let settled = match settled {
-            Ok(value) => Ok(value),
-            Err((message, code, reason)) => {
-                let helpers = restore(&ctx, &engine.helpers)?;
-                let tool_error: Function = helper(&helpers, "toolError")?;
-                let error = tool_error
-                    .call::<_, Value>((message, code, reason, waiting.name.as_str()))
-                    .map_err(|e| internal_error(e.to_string()))?;
-                Err(error)
-            }
-        };
-        let result = match settled {
-            Ok(value) => waiting.resolve.clone().restore(&ctx).and_then(|f| f.call::<_, ()>((value,))),
-            Err(error) => waiting.reject.clone().restore(&ctx).and_then(|f| f.call::<_, ()>((error,))),
-        };
-        result.map_err(|e| internal_error(e.to_string()))
-    })
+        },
+        ToolResult::Error { code, reason, message } => Err((message, code, reason)),
+    };
+    let settled = match settled {
+        Ok(value) => Ok(value),
+        Err((message, code, reason)) => {
+            let helpers = restore(ctx, &engine.helpers)?;
+            let tool_error: Function = helper(&helpers, "toolError")?;
+            let error = tool_error
+                .call::<_, Value>((message, code, reason, waiting.name.as_str()))
+                .map_err(|e| internal_error(e.to_string()))?;
+            Err(error)
+        }
+    };
+    let result = match settled {
+        Ok(value) => waiting.resolve.restore(ctx).and_then(|f| f.call::<_, ()>((value,))),
+        Err(error) => waiting.reject.restore(ctx).and_then(|f| f.call::<_, ()>((error,))),
+    };
+    result.map_err(|e| internal_error(e.to_string()))
 }
 
 fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome {

@@ -4,8 +4,10 @@
 // data, asText)` and `random(n)` reach the host; `shellop(script)` runs the
 // shell in the same sandbox and returns [stdout, stderr, status];
 // `callData(name, args)` starts a call whose arguments are plain data (their
-// JSON text made natively) and returns undefined for anything else.
-(function install(write, call, fsop, random, shellop, callData) {
+// JSON text made natively) and returns undefined for anything else;
+// `armed()` tells the native side a timer was set (it asks `nextTimer` only
+// then).
+(function install(write, call, fsop, random, shellop, callData, armed) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -716,6 +718,7 @@
     const delay = MathMax(0, Number(ms) || 0);
     const id = ++timerSeq;
     MapPrototypeSet(timers, id, { due: DateNow() + delay, fn, args, every: repeat ? MathMax(1, delay) : 0 });
+    armed();
     return id;
   }
   // `await shell("ls | wc -l")` → { stdout, stderr, exitCode }: the shell of
