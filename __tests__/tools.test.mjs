@@ -591,8 +591,17 @@ test("calls made by a computing guest off the JavaScript thread arrive in order 
   `);
   assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["1500 1125750 true\n", "", 0]);
   assert.deepEqual(seen, Array.from({ length: 1500 }, (_, i) => i));
+  // A log this long is parsed when first read; it is still an ordinary own
+  // property, in its place among the others.
+  assert.deepStrictEqual(Object.keys(r), ["exitCode", "stdout", "stderr", "value", "error", "toolCalls", "stats"]);
   assert.equal(r.toolCalls.length, 1500);
   assert.ok(r.toolCalls.every((c, i) => c.decision === "allowed" && c.args.a === i));
+  assert.strictEqual(r.toolCalls, r.toolCalls);
+  assert.deepStrictEqual(JSON.parse(JSON.stringify(r)).toolCalls, JSON.parse(JSON.stringify(r.toolCalls)));
+  assert.deepStrictEqual({ ...r }.toolCalls, r.toolCalls);
+  assert.deepStrictEqual(structuredClone(r).toolCalls, r.toolCalls);
+  r.toolCalls = [];
+  assert.deepStrictEqual(r.toolCalls, []);
   await sb.close();
 });
 

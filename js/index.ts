@@ -682,13 +682,36 @@ function toRecords(raw: NativeRunResult): ToolCallRecord[] {
   return records;
 }
 
+/** Log texts longer than this (some ten records) are parsed when first read. */
+const LAZY_LOG_CHARS = 2048;
+
 function toResult(raw: NativeRunResult): RunResult {
-  // The log is parsed when first read: a run of a thousand calls whose
-  // caller never looks at it does not pay for a thousand records. It stays
-  // an own, enumerable, assignable property (spread, JSON.stringify and
-  // structuredClone see it as before).
+  const result: RunResult =
+    raw.toolCalls.length > LAZY_LOG_CHARS
+      ? lazyLog(raw)
+      : {
+          exitCode: raw.exitCode,
+          stdout: raw.stdout,
+          stderr: raw.stderr,
+          value: raw.value ?? undefined,
+          error: raw.error ?? undefined,
+          toolCalls: raw.toolCalls === "[]" ? [] : toRecords(raw),
+          stats: raw.stats,
+        };
+  if (raw.trace) result.trace = JSON.parse(raw.trace) as Trace;
+  return result;
+}
+
+/**
+ * A result whose long log is parsed when first read: a run of a thousand
+ * calls whose caller never looks at them does not pay for a thousand
+ * records. The log stays an own, enumerable, assignable property (spread,
+ * JSON.stringify and structuredClone see it as before). Only for long logs:
+ * an object with an accessor costs V8 more to make than a short parse.
+ */
+function lazyLog(raw: NativeRunResult): RunResult {
   let toolCalls: ToolCallRecord[] | undefined;
-  const result: RunResult = {
+  return {
     exitCode: raw.exitCode,
     stdout: raw.stdout,
     stderr: raw.stderr,
@@ -702,8 +725,6 @@ function toResult(raw: NativeRunResult): RunResult {
     },
     stats: raw.stats,
   };
-  if (raw.trace) result.trace = JSON.parse(raw.trace) as Trace;
-  return result;
 }
 
 // ---- tools ---------------------------------------------------------------

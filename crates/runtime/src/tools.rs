@@ -11,7 +11,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use cordon_policy::{parse_arguments, ArgLimits, Budgets, Decision, Policy};
+use cordon_policy::{parse_arguments, Allowed, ArgLimits, Budgets, Decision, Policy};
 use cordon_protocol::{ToolEvent, ToolResult};
 use serde::Serialize;
 
@@ -282,24 +282,32 @@ impl ToolState {
             started,
             false,
         ));
-        let host = Arc::clone(&context.tools.host);
-        let budgets = Arc::clone(&context.budgets);
+        let host = &context.tools.host;
         let limits = context.limits;
         // Start the approval or the call now, not when the guest next
         // waits: tools run while the guest goes on.
         let deadline = tokio::time::Instant::from_std(started) + limits.timeout;
         let name = invocation.name.clone();
-        // The call now, or the approval now and the call after it.
+        // The call now, or the approval now and the call after it (what that
+        // needs is boxed: most calls need no approval, and their future
+        // stays small).
         let started_now = if allowed.requires_approval() {
-            Started::Approval(host.approve(invocation.clone()), invocation)
+            Started::Approval(Box::new(Approval {
+                asked: host.approve(invocation.clone()),
+                invocation,
+                allowed,
+                budgets: Arc::clone(&context.budgets),
+                host: Arc::clone(host),
+            }))
         } else {
             Started::Call(host.call(invocation))
         };
         let future = async move {
             let call = match started_now {
                 Started::Call(call) => call,
-                Started::Approval(approval, invocation) => {
-                    if !approval.await {
+                Started::Approval(approval) => {
+                    let Approval { asked, invocation, allowed, budgets, host } = *approval;
+                    if !asked.await {
                         budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
                         let message = format!("{name} denied: the host did not approve this call");
                         return (id, index, error("DENIED", Some("approval"), message), None);
@@ -337,8 +345,17 @@ impl ToolState {
 /// What an allowed call started with.
 enum Started {
     Call(BoxFuture<Result<String, ToolFailure>>),
-    /// The approval asked for, and the call to make once it is given.
-    Approval(BoxFuture<bool>, ToolInvocation),
+    Approval(Box<Approval>),
+}
+
+/// An approval asked for, and what the call needs once it is answered.
+struct Approval {
+    asked: BoxFuture<bool>,
+    invocation: ToolInvocation,
+    /// Its charge is refunded when the host refuses.
+    allowed: Allowed,
+    budgets: Arc<Mutex<Budgets>>,
+    host: Arc<dyn ToolHost>,
 }
 
 /// A result crosses to the guest only as bounded, well-formed JSON data.
