@@ -260,7 +260,11 @@ export interface RunResult {
     value: string | undefined;
     /** The uncaught exception, when `exitCode` is 1. */
     error: ScriptError | undefined;
-    /** Every tool call of the run, allowed or denied, in the order made. */
+    /**
+     * Every tool call of the run, allowed or denied, in the order made. A
+     * long log (over 2048 characters of JSON, some ten calls) is parsed when
+     * first read, so until then `util.inspect` shows it as a getter.
+     */
     toolCalls: ToolCallRecord[];
     /** With `record: true`: the run's {@link Trace}. */
     trace?: Trace;

@@ -626,3 +626,34 @@ test("number results arrive as the numbers JSON.parse makes of them", async () =
   assert.deepEqual([r.stdout, r.stderr, r.exitCode], [want.join(" ") + "\n", "", 0]);
   await sb.close();
 });
+
+test("a tool whose error's message cannot be read still answers, and the calls beside it too", async () => {
+  const unreadable = () => {
+    const e = new Error("x");
+    Object.defineProperty(e, "message", { get() { throw new Error("no message for you"); } });
+    return e;
+  };
+  const sb = await Sandbox.create({
+    tools: {
+      add: async ({ a, b }) => a + b,
+      throws: () => { throw unreadable(); },
+      rejects: async () => { throw unreadable(); },
+    },
+    capabilities: [{ method: "add" }, { method: "throws" }, { method: "rejects" }],
+  });
+  const r = await sb.run(`
+    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
+    const calls = [];
+    for (let i = 0; i < 40; i++) {
+      if (i % 10 === 0) spin(3);
+      calls.push(i % 3 === 1 ? throws({}) : i % 3 === 2 ? rejects({}) : add({ a: i, b: 1 }));
+    }
+    const all = await Promise.allSettled(calls);
+    console.log(all.map((x) => x.status === "fulfilled" ? x.value : x.reason.code + ":" + x.reason.message).join("|"));
+  `);
+  const want = Array.from({ length: 40 }, (_, i) =>
+    i % 3 === 0 ? String(i + 1) : `TOOL_ERROR:${i % 3 === 1 ? "throws" : "rejects"} failed: the tool threw an error whose message cannot be read`,
+  ).join("|");
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], [want + "\n", "", 0]);
+  await sb.close();
+});

@@ -266,7 +266,11 @@ export interface RunResult {
   value: string | undefined;
   /** The uncaught exception, when `exitCode` is 1. */
   error: ScriptError | undefined;
-  /** Every tool call of the run, allowed or denied, in the order made. */
+  /**
+   * Every tool call of the run, allowed or denied, in the order made. A
+   * long log (over 2048 characters of JSON, some ten calls) is parsed when
+   * first read, so until then `util.inspect` shows it as a getter.
+   */
   toolCalls: ToolCallRecord[];
   /** With `record: true`: the run's {@link Trace}. */
   trace?: Trace;
@@ -710,7 +714,10 @@ function toResult(raw: NativeRunResult): RunResult {
  * an object with an accessor costs V8 more to make than a short parse.
  */
 function lazyLog(raw: NativeRunResult): RunResult {
-  let toolCalls: ToolCallRecord[] | undefined;
+  // Only the log's source is kept until then, and dropped once read or
+  // replaced.
+  let source: NativeRunResult | null = raw;
+  let toolCalls: ToolCallRecord[] = [];
   return {
     exitCode: raw.exitCode,
     stdout: raw.stdout,
@@ -718,10 +725,15 @@ function lazyLog(raw: NativeRunResult): RunResult {
     value: raw.value ?? undefined,
     error: raw.error ?? undefined,
     get toolCalls(): ToolCallRecord[] {
-      return (toolCalls ??= toRecords(raw));
+      if (source) {
+        toolCalls = toRecords(source);
+        source = null;
+      }
+      return toolCalls;
     },
     set toolCalls(records: ToolCallRecord[]) {
       toolCalls = records;
+      source = null;
     },
     stats: raw.stats,
   };
@@ -820,9 +832,15 @@ function normalTools(tools: unknown): NormalTool[] {
 
 function errorText(e: unknown): string {
   let text: string;
-  if (e instanceof Error) text = String(e.message);
-  else if (typeof e === "string") text = e;
-  else text = "the tool threw a value that is not an Error";
+  try {
+    if (e instanceof Error) text = String(e.message);
+    else if (typeof e === "string") text = e;
+    else text = "the tool threw a value that is not an Error";
+  } catch {
+    // A message getter (or a proxy) that throws: the call still fails
+    // with an answer, never with an exception in the dispatcher.
+    text = "the tool threw an error whose message cannot be read";
+  }
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
@@ -1001,7 +1019,14 @@ function prepare(options: SandboxOptions): {
       // Every call of the batch is in flight before the first is served: an
       // answer given at once is not taken for the last one.
       for (let i = 0; i < list.length; i++) if (list[i] !== 0) inFlight++;
-      for (let i = 0; i < messages.length; i++) serveOne(messages[i], list[i]);
+      for (let i = 0; i < messages.length; i++) {
+        try {
+          serveOne(messages[i], list[i]);
+        } catch {
+          // Never reached (serveOne answers every failure); the rest of the
+          // batch is served regardless.
+        }
+      }
     };
   }
   const deterministic = validateDeterminism(options.deterministic);

@@ -120,7 +120,8 @@ fn arguments(messages: Vec<Message>) -> DispatchArgs {
     FnArgs::from((Either::B(texts), Either::B(tokens)))
 }
 
-/// What this thread knows; only the JavaScript thread ever sets any of it.
+/// What this thread knows. Only the JavaScript thread queues runs or keeps
+/// reply senders; a pool thread uses only `outbox`, during its polls.
 #[derive(Default)]
 struct JsThread {
     /// Above zero while inside a call from JavaScript that drains `ready`.
