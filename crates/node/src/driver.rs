@@ -523,16 +523,19 @@ fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
             continue;
         };
         let args = arguments(batch);
-        let tokens = match &args.data.1 {
-            Either::A(token) => vec![*token],
-            Either::B(tokens) => tokens.clone(),
+        // Kept to forget the reply senders should the call fail; one
+        // message (the common case) needs no copy on the heap.
+        let (token, tokens) = match &args.data.1 {
+            Either::A(token) => (*token, Vec::new()),
+            Either::B(tokens) => (0.0, tokens.clone()),
         };
         let sent = dispatcher.direct.borrow_back(env).and_then(|dispatch| dispatch.call(args));
         if sent.is_err() {
             // The calls fail as "could not be reached".
             JS.with(|js| {
                 let mut js = js.borrow_mut();
-                for token in tokens {
+                // Token 0 (a batch, or no reply) was never registered.
+                for token in std::iter::once(token).chain(tokens) {
                     js.replies.remove(&(token as u64));
                 }
             });
