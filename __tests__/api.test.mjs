@@ -221,3 +221,36 @@ test("an AbortSignal cancels a run, or prevents it from starting", async () => {
   assert.equal(r.stdout, "ok\n");
   await sb.close();
 });
+
+test("a package without its native addon fails to load with a typed error naming what it tried", async () => {
+  const { mkdtempSync, copyFileSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { createRequire } = await import("node:module");
+  const dir = mkdtempSync(join(tmpdir(), "cordon-loader-"));
+  try {
+    copyFileSync(new URL("../native.js", import.meta.url), join(dir, "native.js"));
+    const require = createRequire(join(dir, "x.js"));
+    assert.throws(
+      () => require("./native.js"),
+      (err) => {
+        assert.equal(err.code, "NATIVE_ADDON_MISSING");
+        const lines = err.message.split("\n");
+        assert.equal(
+          lines[0],
+          `cordon: no native addon for ${process.platform}-${process.arch} could be loaded (build it with \`npm run build\`); tried:`,
+        );
+        const tried = lines.slice(1).map((line) => line.trim().split(": ")[0]);
+        const expected =
+          process.platform === "linux" && process.arch === "x64"
+            ? [join(dir, "cordon.linux-x64-gnu.node"), join(dir, "cordon.linux-x64-musl.node")]
+            : tried;
+        assert.deepEqual(tried, expected);
+        for (const line of lines.slice(1)) assert.match(line, /: Cannot find module /);
+        return true;
+      },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -16,10 +16,16 @@
  * stable.
  */
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-import { describeSandbox, type DescribeInput } from "./describe";
+import type { DescribeInput } from "./describe";
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const native: NativeModule = require("../native.js");
+
+/** `describe()`'s text, loaded on first use: most processes never ask. */
+function describeSandbox(input: DescribeInput): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("./describe") as typeof import("./describe")).describeSandbox(input);
+}
 
 /** Limits of a sandbox. Each is enforced by wasmtime or the host. */
 export interface Limits {

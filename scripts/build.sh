@@ -9,5 +9,5 @@ cd "$CORDON_ROOT"
 [ -d node_modules ] || { echo "cordon: run scripts/setup.sh first (node_modules missing)" >&2; exit 1; }
 bash scripts/build-guest.sh
 npx napi build --platform --release --target "$CORDON_HOST_TARGET" \
-  --manifest-path crates/node/Cargo.toml --output-dir . --js native.js --dts native.d.ts
+  --manifest-path crates/node/Cargo.toml --output-dir . --no-js --dts native.d.ts
 npx tsc -p tsconfig.json

@@ -80,19 +80,24 @@ pub fn file_name(engine: &Engine, guest_sha256: &str) -> String {
 
 /// Loads the compiled guest from `dir`, or compiles the module `prepare`
 /// makes and stores it there.
+/// `checked`, if given, is the result of [`check`] made beforehand; it is
+/// used only if it is about the file `engine` names.
 pub fn load_or_compile(
     engine: &Engine,
     guest_sha256: &str,
     dir: Option<&Path>,
+    checked: Option<Checked>,
     prepare: impl FnOnce() -> wasmtime::Result<Vec<u8>>,
 ) -> wasmtime::Result<(Module, CacheOutcome)> {
     let Some(dir) = dir else {
         return Ok((Module::new(engine, prepare()?)?, CacheOutcome::Uncached));
     };
     let path = dir.join(file_name(engine, guest_sha256));
+    let checked = checked.filter(|checked| checked.path == path).unwrap_or_else(|| check_path(path));
+    let path = checked.path;
     let mut outcome = CacheOutcome::Compiled;
-    if path.exists() || sum_path(&path).exists() {
-        if verified(&path) {
+    if checked.found {
+        if checked.valid {
             // SAFETY: the checksum proves the file holds exactly the bytes a
             // previous `Module::serialize` of this engine configuration wrote
             // (the file name is keyed by it), and files are only ever
@@ -116,6 +121,29 @@ pub fn load_or_compile(
     }
     prune(dir, &path, SystemTime::now());
     Ok((module, outcome))
+}
+
+/// What [`check`] found in the cache directory.
+#[derive(Debug)]
+pub struct Checked {
+    path: PathBuf,
+    /// A module file or a checksum file exists.
+    found: bool,
+    /// The module file matches its checksum file.
+    valid: bool,
+}
+
+/// Checks the cache file that engines with `engine`'s compilation settings
+/// use for this guest (reading all of it), so that the check can happen
+/// while the engine that will load it is still being made.
+pub fn check(engine: &Engine, guest_sha256: &str, dir: &Path) -> Checked {
+    check_path(dir.join(file_name(engine, guest_sha256)))
+}
+
+fn check_path(path: PathBuf) -> Checked {
+    let found = path.exists() || sum_path(&path).exists();
+    let valid = found && verified(&path);
+    Checked { path, found, valid }
 }
 
 /// Entries unused for this long are removed when a new one is stored.

@@ -1,6 +1,6 @@
 //! The process-wide engine and compiled guest, shared by every sandbox.
 
-use std::{sync::OnceLock, time::Duration};
+use std::{path::Path, sync::OnceLock, time::Duration};
 
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, OptLevel, PoolingAllocationConfig,
@@ -47,13 +47,7 @@ pub const FUEL_PER_CPU_MS: u64 = 9_000_000;
 /// so a guest can wait on the host without blocking a thread, a bounded
 /// native stack, and, when `metered`, fuel (deterministic CPU accounting).
 pub(crate) fn config(metered: bool) -> Config {
-    let mut config = Config::new();
-    config
-        .consume_fuel(metered)
-        .epoch_interruption(true)
-        .max_wasm_stack(MAX_WASM_STACK)
-        .async_stack_size(MAX_WASM_STACK + 1024 * 1024)
-        .cranelift_opt_level(OptLevel::Speed);
+    let mut config = compile_config(metered);
     let slots = pool_size();
     if slots > 0 {
         // One more slot for the pristine instance `trim` compares with.
@@ -76,6 +70,19 @@ pub(crate) fn config(metered: bool) -> Config {
         }
         config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     }
+    config
+}
+
+/// What decides how the guest is compiled (and so names its cache file):
+/// the engine configuration without the instance allocator.
+fn compile_config(metered: bool) -> Config {
+    let mut config = Config::new();
+    config
+        .consume_fuel(metered)
+        .epoch_interruption(true)
+        .max_wasm_stack(MAX_WASM_STACK)
+        .async_stack_size(MAX_WASM_STACK + 1024 * 1024)
+        .cranelift_opt_level(OptLevel::Speed);
     config
 }
 
@@ -102,9 +109,10 @@ pub(crate) fn pool_size() -> u32 {
 
 fn init(metered: bool) -> Result<Shared, String> {
     trim::idle()?;
-    let engine = Engine::new(&config(metered)).map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let dir = cache::default_dir();
-    let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), || {
+    let (engine, checked) = engine_and_cache_check(metered, dir.as_deref());
+    let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
+    let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), checked, || {
         preinit::preinitialize(&engine, metered, GUEST_WASM)
     })
     .map_err(|e| format!("cannot compile the guest: {e}"))?;
@@ -113,6 +121,33 @@ fn init(metered: bool) -> Result<Shared, String> {
     // Made first, so it takes the slot reserved for it.
     let pristine = pristine_idle(metered).and_then(|idle| trim::pristine(&engine, &pre, idle));
     Ok(Shared { engine, pre, source, pristine })
+}
+
+/// Creates the engine and, on another thread at the same time, checks the
+/// cached module against its checksum. Each takes about 2 ms: the pool sets
+/// up a guard page for every fiber stack (a thousand `mprotect` calls), and
+/// the check reads the whole 17 MB file. The cache file is named by the
+/// compilation settings alone, so an engine without the pool (made in well
+/// under a millisecond) finds it; `cache::load_or_compile` uses the check
+/// only if the real engine names the same file. When the thread cannot be
+/// started, the check happens afterwards as before.
+fn engine_and_cache_check(
+    metered: bool,
+    dir: Option<&Path>,
+) -> (wasmtime::Result<Engine>, Option<cache::Checked>) {
+    std::thread::scope(|scope| {
+        let checker = dir.and_then(|dir| {
+            std::thread::Builder::new()
+                .name("cordon-cache-check".into())
+                .spawn_scoped(scope, move || {
+                    let probe = Engine::new(&compile_config(metered)).ok()?;
+                    Some(cache::check(&probe, GUEST_SHA256, dir))
+                })
+                .ok()
+        });
+        let engine = Engine::new(&config(metered));
+        (engine, checker.and_then(|checker| checker.join().ok().flatten()))
+    })
 }
 
 /// The shared engine and module (the fuel-metered one when `metered`),
@@ -147,6 +182,12 @@ pub fn new_engine() -> wasmtime::Result<Engine> {
     Engine::new(&config(false))
 }
 
+/// An engine with the production compilation settings but no instance
+/// pool: what `init` names the cache file with while the real engine is made.
+pub fn compile_engine() -> wasmtime::Result<Engine> {
+    Engine::new(&compile_config(false))
+}
+
 pub use crate::cache::{file_name as cache_file_name, prune as prune_cache, UNUSED_FOR as CACHE_UNUSED_FOR};
 
 /// Loads the pre-initialised guest compiled for `engine` (made with
@@ -157,5 +198,5 @@ pub fn load_or_compile(
     guest_sha256: &str,
     dir: Option<&std::path::Path>,
 ) -> wasmtime::Result<(wasmtime::Module, CacheOutcome)> {
-    cache::load_or_compile(engine, guest_sha256, dir, || preinit::preinitialize(engine, false, wasm))
+    cache::load_or_compile(engine, guest_sha256, dir, None, || preinit::preinitialize(engine, false, wasm))
 }

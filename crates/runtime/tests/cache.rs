@@ -53,6 +53,17 @@ fn the_key_changes_with_the_guest() {
 }
 
 #[test]
+fn an_engine_without_the_pool_names_the_same_file() {
+    // A process's first sandbox checks the cache file on another thread while
+    // the pooled engine is made, naming it with an engine without the pool;
+    // the check is only used if both name the same file.
+    let (_, sha) = engine::guest();
+    let pooled = engine::new_engine().unwrap();
+    let unpooled = engine::compile_engine().unwrap();
+    assert_eq!(engine::cache_file_name(&unpooled, sha), engine::cache_file_name(&pooled, sha));
+}
+
+#[test]
 fn modules_unused_for_two_weeks_are_pruned_and_used_ones_kept() {
     let dir = temp_dir("prune");
     std::fs::create_dir_all(&dir).unwrap();
