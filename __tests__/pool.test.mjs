@@ -42,3 +42,52 @@ test("a full instance pool refuses one more sandbox with a typed error, and a cl
     after: "freed",
   });
 });
+
+test("past the first 256 slots, sandboxes take slots made by a second engine, and the pool size still caps them", () => {
+  // The engine comes with the first 256 slots; the rest of CORDON_POOL_SIZE
+  // comes with a second engine when they are all in use. Its sandboxes run,
+  // are trimmed when idle and run again like the others.
+  const script = `
+    const { Sandbox, CordonError } = require(${JSON.stringify(index)});
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    (async () => {
+      const held = [];
+      const wrong = [];
+      for (let i = 0; i < 260; i++) {
+        const sb = await Sandbox.create();
+        held.push(sb);
+        const r = await sb.run("console.log('run', " + i + "); return " + i + " * 2");
+        if (r.stdout !== "run " + i + "\\n" + i * 2 + "\\n" || r.value !== String(i * 2)) wrong.push(i);
+      }
+      const extra = await Sandbox.create();
+      const err = await extra.run("return 1").then(() => null, (e) => e);
+      const refused = err instanceof CordonError ? err.code + " " + err.message : String(err);
+      // Idle past the trim delay, then every sandbox runs again with its state.
+      await Promise.all(held.map((sb, i) => sb.run("globalThis.mark = " + i)));
+      await sleep(400);
+      for (let i = 0; i < held.length; i++) {
+        const r = await held[i].run("return mark + 1");
+        if (r.value !== String(i + 1)) wrong.push("again " + i);
+      }
+      await held[259].close();
+      const afterRest = (await extra.run("return 'rest slot'")).value;
+      await held[0].close();
+      const another = await Sandbox.create();
+      const afterFirst = (await another.run("return 'first slot'")).value;
+      process.stdout.write(JSON.stringify({ wrong, refused, afterRest, afterFirst }));
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const p = spawnSync(process.execPath, ["-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, CORDON_POOL_SIZE: "260" },
+  });
+  assert.equal(p.stderr, "");
+  assert.equal(p.status, 0);
+  assert.deepEqual(JSON.parse(p.stdout), {
+    wrong: [],
+    refused:
+      "TOO_MANY_SANDBOXES every instance slot of this process is in use (260 sandboxes hold one); " +
+      "close sandboxes or raise CORDON_POOL_SIZE",
+    afterRest: "rest slot",
+    afterFirst: "first slot",
+  });
+});

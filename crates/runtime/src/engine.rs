@@ -35,6 +35,35 @@ static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
 /// The same guest compiled with fuel metering, for deterministic sandboxes
 /// (created on first use: most processes never need it).
 static METERED: OnceLock<Result<Shared, String>> = OnceLock::new();
+/// The rest of the pool (see [`FIRST_POOL`]), with an engine of its own:
+/// `None` when the first part is the whole pool.
+static SHARED_REST: OnceLock<Result<Option<Shared>, String>> = OnceLock::new();
+static METERED_REST: OnceLock<Result<Option<Shared>, String>> = OnceLock::new();
+
+/// Instance slots made with a process's engine; the rest of
+/// [`pool_size`] comes with a second engine, made when these are all in use.
+/// A slot costs its fiber stack's guard page (an `mprotect` call, and a
+/// mapping the kernel tears down at exit): about 4 µs of every process's
+/// start and exit, 4 ms for the default thousand. Most processes hold a few
+/// sandboxes; 256 covers the 200 of W7 in BENCHMARKS.md.
+pub const FIRST_POOL: u32 = 256;
+
+/// Which part of the pool an engine serves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    First,
+    Rest,
+}
+
+impl Part {
+    fn slots(self) -> u32 {
+        let total = pool_size();
+        match self {
+            Part::First => total.min(FIRST_POOL),
+            Part::Rest => total.saturating_sub(FIRST_POOL),
+        }
+    }
+}
 
 /// Fuel a deterministic run gets per millisecond of `limits.cpuMs`. Fuel
 /// counts wasm operations; a millisecond of guest CPU executes about this
@@ -46,12 +75,16 @@ pub const FUEL_PER_CPU_MS: u64 = 9_000_000;
 /// The engine configuration: epoch interruption for time limits, async calls
 /// so a guest can wait on the host without blocking a thread, a bounded
 /// native stack, and, when `metered`, fuel (deterministic CPU accounting).
-pub(crate) fn config(metered: bool) -> Config {
+///
+/// `part`'s slots come from a pool (the first part's engine has one more,
+/// for the pristine instance `trim` compares with); with none, each
+/// instance is allocated on demand.
+fn config(metered: bool, part: Part) -> Config {
     let mut config = compile_config(metered);
-    let slots = pool_size();
+    let slots = part.slots();
     if slots > 0 {
-        // One more slot for the pristine instance `trim` compares with.
-        let slots = if pristine_idle(metered).is_some() { slots.saturating_add(1) } else { slots };
+        let pristine = part == Part::First && pristine_idle(metered).is_some();
+        let slots = if pristine { slots.saturating_add(1) } else { slots };
         let mut pool = PoolingAllocationConfig::default();
         pool.total_core_instances(slots)
             .total_memories(slots)
@@ -107,10 +140,10 @@ pub(crate) fn pool_size() -> u32 {
     std::env::var("CORDON_POOL_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
-fn init(metered: bool) -> Result<Shared, String> {
+fn init(metered: bool, part: Part) -> Result<Shared, String> {
     trim::idle()?;
     let dir = cache::default_dir();
-    let (engine, checked) = engine_and_cache_check(metered, dir.as_deref());
+    let (engine, checked) = engine_and_cache_check(metered, part, dir.as_deref());
     let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), checked, || {
         preinit::preinitialize(&engine, metered, GUEST_WASM)
@@ -118,8 +151,12 @@ fn init(metered: bool) -> Result<Shared, String> {
     .map_err(|e| format!("cannot compile the guest: {e}"))?;
     let linker = preinit::linker(&engine).map_err(|e| format!("cannot link the host imports: {e}"))?;
     let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
-    // Made first, so it takes the slot reserved for it.
-    let pristine = pristine_idle(metered).and_then(|idle| trim::pristine(&engine, &pre, idle));
+    // Made first, so it takes the slot reserved for it. It holds the image's
+    // bytes, which the instances of both parts start from.
+    let pristine = match part {
+        Part::First => pristine_idle(metered).and_then(|idle| trim::pristine(&engine, &pre, idle)),
+        Part::Rest => None,
+    };
     Ok(Shared { engine, pre, source, pristine })
 }
 
@@ -133,6 +170,7 @@ fn init(metered: bool) -> Result<Shared, String> {
 /// started, the check happens afterwards as before.
 fn engine_and_cache_check(
     metered: bool,
+    part: Part,
     dir: Option<&Path>,
 ) -> (wasmtime::Result<Engine>, Option<cache::Checked>) {
     std::thread::scope(|scope| {
@@ -145,17 +183,27 @@ fn engine_and_cache_check(
                 })
                 .ok()
         });
-        let engine = Engine::new(&config(metered));
+        let engine = Engine::new(&config(metered, part));
         (engine, checker.and_then(|checker| checker.join().ok().flatten()))
     })
 }
 
 /// The shared engine and module (the fuel-metered one when `metered`),
-/// created on first use.
+/// created on first use, with the first part of the pool.
 pub(crate) fn shared(metered: bool) -> Result<&'static Shared, RunFailure> {
     let slot = if metered { &METERED } else { &SHARED };
-    slot.get_or_init(|| init(metered))
+    slot.get_or_init(|| init(metered, Part::First))
         .as_ref()
+        .map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
+}
+
+/// The engine and module with the rest of the pool, created when the first
+/// part is full; `None` when there is no rest.
+pub(crate) fn rest(metered: bool) -> Result<Option<&'static Shared>, RunFailure> {
+    let slot = if metered { &METERED_REST } else { &SHARED_REST };
+    slot.get_or_init(|| (Part::Rest.slots() > 0).then(|| init(metered, Part::Rest)).transpose())
+        .as_ref()
+        .map(Option::as_ref)
         .map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
 }
 
@@ -179,7 +227,7 @@ pub fn guest() -> (&'static [u8], &'static str) {
 
 /// A fresh engine with the production configuration, for tests of the cache.
 pub fn new_engine() -> wasmtime::Result<Engine> {
-    Engine::new(&config(false))
+    Engine::new(&config(false, Part::First))
 }
 
 /// An engine with the production compilation settings but no instance

@@ -616,8 +616,21 @@ impl Sandbox {
         }
     }
 
+    /// Takes a slot in the first part of the pool, else in the rest (whose
+    /// engine is made when first needed).
     async fn instantiate_once(&self) -> Result<Guest, RunFailure> {
-        let shared = engine::shared(self.metered())?;
+        match self.instantiate_with(engine::shared(self.metered())?).await {
+            Err(failure) if failure.code == ErrorCode::TooManySandboxes => {
+                match engine::rest(self.metered())? {
+                    Some(rest) => self.instantiate_with(rest).await,
+                    None => Err(failure),
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn instantiate_with(&self, shared: &engine::Shared) -> Result<Guest, RunFailure> {
         let memory_limit = usize::try_from(self.limits.memory_bytes).unwrap_or(usize::MAX);
         let tool_limits = ToolLimits {
             timeout: Duration::from_millis(self.limits.tool_timeout_ms),
