@@ -1,5 +1,6 @@
-//! `JSON.stringify` of a tool call's arguments, without QuickJS's generic
-//! machinery when the arguments are plain data.
+//! `JSON.stringify` of plain data (a tool call's arguments, and the guest's
+//! `JSON.stringify` itself: `js::install_json_stringify`) without QuickJS's
+//! generic machinery.
 //!
 //! QuickJS's `JSON.stringify` builds a wrapper object, an array of each
 //! object's keys, a stack array and a quoted string per key: for

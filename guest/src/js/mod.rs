@@ -130,10 +130,48 @@ fn new_engine() -> Result<Engine, String> {
         };
         let (begin, next_timer, end, render) =
             (get("begin")?, get("nextTimer")?, get("end")?, get("render")?);
+        install_json_stringify(&ctx).map_err(|e| format!("JSON.stringify: {e}"))?;
         Ok((Persistent::save(&ctx, helpers), begin, next_timer, end, render))
     })?;
     let (helpers, begin, next_timer, end, render) = helpers;
     Ok(Engine { runtime, context, helpers, begin, next_timer, end, render, tools: Vec::new() })
+}
+
+thread_local! {
+    /// QuickJS's own `JSON.stringify`, for what the native path leaves to it.
+    static JSON_STRINGIFY: RefCell<Option<Persistent<Function<'static>>>> = const { RefCell::new(None) };
+}
+
+/// Replaces `JSON.stringify` (after the prelude kept the original) with a
+/// native function that writes plain data with [`json::stringify`], the
+/// same text without QuickJS's generic machinery, and hands anything else,
+/// or a replacer or indent, to the original. The property keeps its
+/// attributes; the function its name and length.
+fn install_json_stringify(ctx: &Ctx<'_>) -> rquickjs::Result<()> {
+    let json: Object = ctx.globals().get("JSON")?;
+    let original: Function = json.get("stringify")?;
+    JSON_STRINGIFY.with(|slot| *slot.borrow_mut() = Some(Persistent::save(ctx, original)));
+    let fast = Function::new(ctx.clone(), json_stringify)?.with_name("stringify")?.with_length(3)?;
+    json.set("stringify", fast)
+}
+
+fn json_stringify<'js>(
+    ctx: Ctx<'js>,
+    value: rquickjs::function::Opt<Value<'js>>,
+    rest: rquickjs::function::Rest<Value<'js>>,
+) -> rquickjs::Result<Value<'js>> {
+    let value = value.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    if rest.0.iter().all(Value::is_undefined) {
+        // SAFETY: the context and `value` are alive for this call.
+        if let Some(text) = unsafe { json::stringify(ctx.as_raw().as_ptr(), value.as_raw()) } {
+            return rquickjs::String::from_str(ctx, &text).map(Value::from);
+        }
+    }
+    let original = JSON_STRINGIFY
+        .with(|slot| slot.borrow().clone())
+        .ok_or_else(|| rquickjs::Error::new_from_js("JSON", "stringify"))?
+        .restore(&ctx)?;
+    original.call((value, rquickjs::function::Rest(rest.0)))
 }
 
 /// The native half of `fs`: `(requestJson, data?, asText) -> [replyJson, payload]`.
