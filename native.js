@@ -19,6 +19,10 @@ function candidates(platform, arch) {
       return arch === "arm" ? [`${base}-gnueabihf`, `${base}-musleabihf`] : [`${base}-gnu`, `${base}-musl`];
     case "win32":
       return [`${base}-msvc`, `${base}-gnu`];
+    case "darwin":
+      return [base, "cordon.darwin-universal"];
+    case "android":
+      return arch === "arm" ? [`${base}-eabi`] : [base];
     default:
       return [base];
   }
@@ -26,19 +30,25 @@ function candidates(platform, arch) {
 
 function load() {
   const tried = [];
+  let found = false;
   for (const name of candidates(process.platform, process.arch)) {
     const file = path.join(__dirname, `${name}.node`);
     try {
       return require(file);
     } catch (err) {
+      // A file that exists but does not load (another C library, a broken
+      // build) is a different failure from a missing one.
+      if (!err || err.code !== "MODULE_NOT_FOUND") found = true;
       tried.push(`${file}: ${err && err.message ? err.message.split("\n")[0] : String(err)}`);
     }
   }
   const err = new Error(
-    `cordon: no native addon for ${process.platform}-${process.arch} could be loaded ` +
-      `(build it with \`npm run build\`); tried:\n  ${tried.join("\n  ")}`,
+    found
+      ? `cordon: the native addon for ${process.platform}-${process.arch} does not load; tried:\n  ${tried.join("\n  ")}`
+      : `cordon: no native addon for ${process.platform}-${process.arch} could be loaded ` +
+          `(build it with \`npm run build\`); tried:\n  ${tried.join("\n  ")}`,
   );
-  err.code = "NATIVE_ADDON_MISSING";
+  err.code = found ? "NATIVE_ADDON_FAILED" : "NATIVE_ADDON_MISSING";
   throw err;
 }
 

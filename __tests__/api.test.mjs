@@ -250,6 +250,23 @@ test("a package without its native addon fails to load with a typed error naming
         return true;
       },
     );
+    // A file that is there but does not load is told apart from a missing one.
+    if (process.platform === "linux" && process.arch === "x64") {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(join(dir, "cordon.linux-x64-gnu.node"), "not a shared object");
+      assert.throws(
+        () => require("./native.js"),
+        (err) => {
+          assert.equal(err.code, "NATIVE_ADDON_FAILED");
+          const lines = err.message.split("\n");
+          assert.equal(lines[0], "cordon: the native addon for linux-x64 does not load; tried:");
+          assert.equal(lines.length, 3);
+          assert.match(lines[1], /cordon\.linux-x64-gnu\.node: .*(invalid ELF header|file too short)/);
+          assert.match(lines[2], /cordon\.linux-x64-musl\.node: Cannot find module /);
+          return true;
+        },
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

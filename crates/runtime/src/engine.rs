@@ -207,8 +207,29 @@ pub(crate) fn rest(metered: bool) -> Result<Option<&'static Shared>, RunFailure>
         .map_err(|msg| RunFailure::new(ErrorCode::Internal, msg.clone()))
 }
 
+/// [`rest`], made on a thread of its own if it is not made yet: making it
+/// loads the module (or compiles it, without a cache), which must not happen
+/// on the thread that polls a run, Node's own for a run's first slice.
+pub(crate) async fn rest_off_thread(metered: bool) -> Result<Option<&'static Shared>, RunFailure> {
+    let slot = if metered { &METERED_REST } else { &SHARED_REST };
+    if slot.get().is_some() {
+        return rest(metered);
+    }
+    let (made, wait) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("cordon-pool".into())
+        .spawn(move || {
+            let _ = made.send(rest(metered));
+        })
+        .map_err(|e| RunFailure::new(ErrorCode::Internal, format!("cannot start a thread: {e}")))?;
+    wait.await
+        .map_err(|_| RunFailure::new(ErrorCode::Internal, "the thread making the engine ended without it"))?
+}
+
 /// Whether the engine (the fuel-metered one when `metered`) and the guest
-/// are ready, so creating a sandbox does not compile or load anything.
+/// are ready, so creating a sandbox does not compile or load anything. (The
+/// rest of the pool, past [`FIRST_POOL`], is made by the run that first
+/// needs it, off the thread that polls it.)
 pub fn is_ready(metered: bool) -> bool {
     let slot = if metered { &METERED } else { &SHARED };
     matches!(slot.get(), Some(Ok(_)))

@@ -604,29 +604,36 @@ impl Sandbox {
         }
     }
 
+    /// Takes a slot in the first part of the pool. When it is full, waits
+    /// for the slots of sandboxes closed a moment ago (they may still be on
+    /// their way back) and tries again; then takes one in the rest of the
+    /// pool, whose engine is made, off this thread, when first needed.
     async fn instantiate(&self) -> Result<Guest, RunFailure> {
-        match self.instantiate_once().await {
-            // The slots of sandboxes closed a moment ago may still be on
-            // their way back.
-            Err(failure) if failure.code == ErrorCode::TooManySandboxes => {
-                reaper::drain();
-                self.instantiate_once().await
-            }
-            other => other,
+        let metered = self.metered();
+        let first = engine::shared(metered)?;
+        if let Some(done) = self.instantiate_unless_full(first).await {
+            return done;
+        }
+        reaper::drain();
+        let full = match self.instantiate_with(first).await {
+            Err(failure) if failure.code == ErrorCode::TooManySandboxes => failure,
+            other => return other,
+        };
+        match engine::rest_off_thread(metered).await {
+            Ok(Some(rest)) => self.instantiate_with(rest).await,
+            Ok(None) => Err(full),
+            Err(cannot) => Err(RunFailure::new(
+                ErrorCode::TooManySandboxes,
+                format!("{}; the rest of the pool cannot be made: {}", full.message, cannot.message),
+            )),
         }
     }
 
-    /// Takes a slot in the first part of the pool, else in the rest (whose
-    /// engine is made when first needed).
-    async fn instantiate_once(&self) -> Result<Guest, RunFailure> {
-        match self.instantiate_with(engine::shared(self.metered())?).await {
-            Err(failure) if failure.code == ErrorCode::TooManySandboxes => {
-                match engine::rest(self.metered())? {
-                    Some(rest) => self.instantiate_with(rest).await,
-                    None => Err(failure),
-                }
-            }
-            other => other,
+    /// `None` when every slot of `shared`'s part is in use.
+    async fn instantiate_unless_full(&self, shared: &engine::Shared) -> Option<Result<Guest, RunFailure>> {
+        match self.instantiate_with(shared).await {
+            Err(failure) if failure.code == ErrorCode::TooManySandboxes => None,
+            other => Some(other),
         }
     }
 

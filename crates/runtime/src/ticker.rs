@@ -25,7 +25,8 @@ const LINGER_TICKS: u32 = 100;
 struct Ticker {
     state: Mutex<State>,
     wake: Condvar,
-    /// Every engine a run has used (the plain one and the fuel-metered one).
+    /// Every engine a run has used (the plain and fuel-metered ones, and
+    /// those of the rest of their pools).
     engines: Mutex<Vec<Engine>>,
 }
 

@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 //! An idle sandbox gives back the guest memory pages it wrote but left as
 //! they were in the image, and works as before afterwards. Each test runs in
 //! a child process of this binary with its own `CORDON_TRIM_IDLE_MS` (read
@@ -16,6 +16,11 @@ const CHILD: &str = "CORDON_TRIM_TEST_CHILD";
 /// In the child, true (run the test's body); otherwise runs `test` in a
 /// child with `CORDON_TRIM_IDLE_MS=idle`, checks it passed, and returns false.
 fn in_child(test: &str, idle: &str) -> bool {
+    in_child_with(test, idle, &[])
+}
+
+/// [`in_child`], with more environment for the child.
+fn in_child_with(test: &str, idle: &str, env: &[(&str, &str)]) -> bool {
     if std::env::var_os(CHILD).is_some() {
         return true;
     }
@@ -23,6 +28,7 @@ fn in_child(test: &str, idle: &str) -> bool {
         .args([test, "--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .env("CORDON_TRIM_IDLE_MS", idle)
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -117,6 +123,44 @@ fn an_idle_sandbox_is_trimmed_by_the_reaper_once_idle() {
     assert_eq!(sb.trim_memory(), Some(0));
     let report = run(&rt, &sb, "console.log('again')");
     assert_eq!((report.exit_code, report.stdout.as_str(), report.stderr.as_str()), (0, "again\n", ""));
+}
+
+#[test]
+fn sandboxes_in_the_rest_of_the_pool_are_trimmed_against_the_first_parts_pristine_instance() {
+    // 256 slots come with the engine, the other 2 with a second engine.
+    let test = "sandboxes_in_the_rest_of_the_pool_are_trimmed_against_the_first_parts_pristine_instance";
+    if !in_child_with(test, "3600000", &[("CORDON_POOL_SIZE", "258")]) || !can_trim() {
+        return;
+    }
+    assert_eq!(cordon_runtime::engine::FIRST_POOL, 256);
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let mut held = Vec::new();
+    for i in 0..257 {
+        let sb = Sandbox::new(Limits::default()).unwrap();
+        let report = run(&rt, &sb, &format!("globalThis.mine = {i}; console.log('hi')"));
+        assert_eq!((report.exit_code, report.stdout.as_str()), (0, "hi\n"), "sandbox {i}");
+        held.push(sb);
+    }
+    // The last one holds a slot of the second engine's.
+    let (first, rest) = (&held[0], &held[256]);
+    let image = rest.snapshot().unwrap();
+    let before = rest.private_pages().unwrap();
+    let dropped = rest.trim_memory().unwrap();
+    assert!(dropped > 0 && dropped < before, "dropped {dropped} of {before} private pages");
+    assert!(rest.snapshot().unwrap() == image, "the snapshot changed across the trim");
+    let report = run(&rt, rest, "return mine");
+    assert_eq!((report.exit_code, report.value.as_deref()), (0, Some("256")));
+    // Had a dropped page not read back the same, trimming would have stopped
+    // for the whole process; it goes on in the first part.
+    assert!(first.trim_memory().unwrap() > 0);
+    let report = run(&rt, first, "return mine");
+    assert_eq!((report.exit_code, report.value.as_deref()), (0, Some("0")));
+    // 258 slots: one more sandbox, then none.
+    let last = Sandbox::new(Limits::default()).unwrap();
+    assert_eq!(run(&rt, &last, "return 1").exit_code, 0);
+    let refused = Sandbox::new(Limits::default()).unwrap();
+    let err = rt.block_on(refused.run("return 1", Language::Javascript, CancelFlag::new())).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooManySandboxes);
 }
 
 #[test]

@@ -164,7 +164,15 @@ fn json_stringify<'js>(
     if rest.0.iter().all(Value::is_undefined) {
         // SAFETY: the context and `value` are alive for this call.
         if let Some(text) = unsafe { json::stringify(ctx.as_raw().as_ptr(), value.as_raw()) } {
-            return rquickjs::String::from_str(ctx, &text).map(Value::from);
+            match rquickjs::String::from_str(ctx.clone(), &text) {
+                Ok(string) => return Ok(string.into_value()),
+                // Out of memory with the text still held: QuickJS's own,
+                // which builds its string in place, may still manage.
+                Err(_) => {
+                    drop(text);
+                    let _ = ctx.catch();
+                }
+            }
         }
     }
     let original = JSON_STRINGIFY
