@@ -9,10 +9,27 @@ import { fileURLToPath } from "node:url";
 
 const index = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-test("a full instance pool refuses one more sandbox with a typed error, and a closed sandbox frees its slot", () => {
+/**
+ * Runs `body` (async code with `Sandbox` and `CordonError` in scope, which
+ * writes its outcome as JSON) in a new Node process with `CORDON_POOL_SIZE`
+ * set to `poolSize`, checks the process ended cleanly, and returns the
+ * outcome.
+ */
+function inProcessWithPool(poolSize, body) {
   const script = `
     const { Sandbox, CordonError } = require(${JSON.stringify(index)});
-    (async () => {
+    (async () => {${body}})().catch((e) => { console.error(e); process.exit(1); });`;
+  const p = spawnSync(process.execPath, ["-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, CORDON_POOL_SIZE: String(poolSize) },
+  });
+  assert.equal(p.stderr, "");
+  assert.equal(p.status, 0);
+  return JSON.parse(p.stdout);
+}
+
+test("a full instance pool refuses one more sandbox with a typed error, and a closed sandbox frees its slot", () => {
+  const outcome = inProcessWithPool(3, `
       const held = [];
       for (let i = 0; i < 3; i++) {
         const sb = await Sandbox.create();
@@ -26,15 +43,8 @@ test("a full instance pool refuses one more sandbox with a typed error, and a cl
       const still = (await held[0].run("return 'ok'")).value;
       await held[1].close();
       const after = (await extra.run("return 'freed'")).value;
-      process.stdout.write(JSON.stringify({ refused, still, after }));
-    })().catch((e) => { console.error(e); process.exit(1); });`;
-  const p = spawnSync(process.execPath, ["-e", script], {
-    encoding: "utf8",
-    env: { ...process.env, CORDON_POOL_SIZE: "3" },
-  });
-  assert.equal(p.stderr, "");
-  assert.equal(p.status, 0);
-  assert.deepEqual(JSON.parse(p.stdout), {
+      process.stdout.write(JSON.stringify({ refused, still, after }));`);
+  assert.deepEqual(outcome, {
     refused:
       "TOO_MANY_SANDBOXES every instance slot of this process is in use (3 sandboxes hold one); " +
       "close sandboxes or raise CORDON_POOL_SIZE",
@@ -47,10 +57,10 @@ test("past the first 256 slots, sandboxes take slots made by a second engine, an
   // The engine comes with the first 256 slots; the rest of CORDON_POOL_SIZE
   // comes with a second engine when they are all in use. Its sandboxes run,
   // are trimmed when idle and run again like the others.
-  const script = `
-    const { Sandbox, CordonError } = require(${JSON.stringify(index)});
-    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-    (async () => {
+  const outcome = inProcessWithPool(
+    260,
+    `
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
       const held = [];
       const wrong = [];
       for (let i = 0; i < 260; i++) {
@@ -74,15 +84,9 @@ test("past the first 256 slots, sandboxes take slots made by a second engine, an
       await held[0].close();
       const another = await Sandbox.create();
       const afterFirst = (await another.run("return 'first slot'")).value;
-      process.stdout.write(JSON.stringify({ wrong, refused, afterRest, afterFirst }));
-    })().catch((e) => { console.error(e); process.exit(1); });`;
-  const p = spawnSync(process.execPath, ["-e", script], {
-    encoding: "utf8",
-    env: { ...process.env, CORDON_POOL_SIZE: "260" },
-  });
-  assert.equal(p.stderr, "");
-  assert.equal(p.status, 0);
-  assert.deepEqual(JSON.parse(p.stdout), {
+      process.stdout.write(JSON.stringify({ wrong, refused, afterRest, afterFirst }));`,
+  );
+  assert.deepEqual(outcome, {
     wrong: [],
     refused:
       "TOO_MANY_SANDBOXES every instance slot of this process is in use (260 sandboxes hold one); " +

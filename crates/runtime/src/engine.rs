@@ -199,7 +199,7 @@ pub(crate) fn shared(metered: bool) -> Result<&'static Shared, RunFailure> {
 
 /// The engine and module with the rest of the pool, created when the first
 /// part is full; `None` when there is no rest.
-pub(crate) fn rest(metered: bool) -> Result<Option<&'static Shared>, RunFailure> {
+fn rest(metered: bool) -> Result<Option<&'static Shared>, RunFailure> {
     let slot = if metered { &METERED_REST } else { &SHARED_REST };
     slot.get_or_init(|| (Part::Rest.slots() > 0).then(|| init(metered, Part::Rest)).transpose())
         .as_ref()

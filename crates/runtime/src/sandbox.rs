@@ -611,11 +611,12 @@ impl Sandbox {
     async fn instantiate(&self) -> Result<Guest, RunFailure> {
         let metered = self.metered();
         let first = engine::shared(metered)?;
-        if let Some(done) = self.instantiate_unless_full(first).await {
-            return done;
+        let mut attempt = self.instantiate_with(first).await;
+        if matches!(&attempt, Err(failure) if failure.code == ErrorCode::TooManySandboxes) {
+            reaper::drain();
+            attempt = self.instantiate_with(first).await;
         }
-        reaper::drain();
-        let full = match self.instantiate_with(first).await {
+        let full = match attempt {
             Err(failure) if failure.code == ErrorCode::TooManySandboxes => failure,
             other => return other,
         };
@@ -626,14 +627,6 @@ impl Sandbox {
                 ErrorCode::TooManySandboxes,
                 format!("{}; the rest of the pool cannot be made: {}", full.message, cannot.message),
             )),
-        }
-    }
-
-    /// `None` when every slot of `shared`'s part is in use.
-    async fn instantiate_unless_full(&self, shared: &engine::Shared) -> Option<Result<Guest, RunFailure>> {
-        match self.instantiate_with(shared).await {
-            Err(failure) if failure.code == ErrorCode::TooManySandboxes => None,
-            other => Some(other),
         }
     }
 
