@@ -59,6 +59,38 @@ test("tools are called by flat name, dotted name and tools.call, with one object
   await sb.close();
 });
 
+test("a tool's binding is a native function that starts calls like tools.call", async () => {
+  const { calls, fn } = recorder();
+  const sb = await Sandbox.create({
+    tools: [tool({ name: "stripe/charges/create", execute: fn((a) => ({ got: a })) })],
+    capabilities: [{ method: "stripe.charges.create" }],
+  });
+  const r = await sb.run(`
+    const f = stripe.charges.create;
+    console.log(f.name, f.length, String(f), "prototype" in f, Object.getOwnPropertyNames(f).sort().join());
+    try { new f({}) } catch (e) { console.log(e.name, e.message) }
+    console.log(await f(), await f(undefined), await f.call(null, { n: 1 }));
+    console.log(await f(new Proxy({ n: 2 }, {})), await f({ toJSON: () => ({ n: 3 }) }));
+    try { await f({ n: 4 }, undefined) } catch (e) { console.log(e.name, e.message) }
+    try { await f({ n: 5n }) } catch (e) { console.log(e.name, e.message) }
+  `);
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      "create 0 function create() {\n    [native code]\n} false length,name",
+      "TypeError not a constructor",
+      "{ got: {} } { got: {} } { got: { n: 1 } }",
+      "{ got: { n: 2 } } { got: { n: 3 } }",
+      "TypeError stripe.charges.create takes one object argument, like stripe.charges.create({ key: value }), not positional arguments",
+      "TypeError stripe.charges.create: the arguments must be JSON data (BigInt are forbidden in JSON.stringify)",
+      "",
+    ].join("\n"),
+  );
+  assert.deepEqual(calls, [{}, {}, { n: 1 }, { n: 2 }, { n: 3 }]);
+  await sb.close();
+});
+
 test("a plain record of functions is accepted", async () => {
   const sb = await Sandbox.create({
     tools: { add: async ({ a, b }) => a + b },

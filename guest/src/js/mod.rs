@@ -8,6 +8,7 @@
 use std::{
     cell::{Cell, RefCell},
     collections::BTreeMap,
+    rc::Rc,
 };
 
 use cordon_protocol::{RunOutcome, RunRequest, ScriptError, ToolEvent, ToolResult};
@@ -43,7 +44,7 @@ struct Engine {
 struct Waiting {
     resolve: Persistent<Function<'static>>,
     reject: Persistent<Function<'static>>,
-    name: String,
+    name: Rc<str>,
 }
 
 thread_local! {
@@ -67,7 +68,7 @@ fn start_call<'js>(
     args: rquickjs::String<'js>,
 ) -> rquickjs::Result<Promise<'js>> {
     let args = args.to_string().unwrap_or_default();
-    begin_call(ctx, name.to_string().unwrap_or_default(), &args)
+    begin_call(ctx, name.to_string().unwrap_or_default().into(), &args)
 }
 
 /// `(name, args) -> Promise | undefined`: starts the call when `args` is
@@ -82,10 +83,56 @@ fn start_call_data<'js>(
     let Some(text) = (unsafe { json::stringify(ctx.as_raw().as_ptr(), args.as_raw()) }) else {
         return Ok(None);
     };
-    begin_call(ctx, name.to_string().unwrap_or_default(), &text).map(Some)
+    begin_call(ctx, name.to_string().unwrap_or_default().into(), &text).map(Some)
 }
 
-fn begin_call<'js>(ctx: Ctx<'js>, name: String, args: &str) -> rquickjs::Result<Promise<'js>> {
+thread_local! {
+    /// The prelude's `callTool`, for the calls a tool's binding does not
+    /// start itself.
+    static CALL_TOOL: RefCell<Option<Persistent<Function<'static>>>> = const { RefCell::new(None) };
+}
+
+/// `(name, last, callTool) -> function`: the binding of the tool `name`, a
+/// native function named `last` of length 0. Called with one argument that
+/// is plain data, it starts the call itself (what `callTool` would do, with
+/// no JavaScript frame and no rest array on the way); any other call, with no
+/// argument, more than one, or one that is not plain data, goes to
+/// `callTool(name, args, extra)`, which checks and reports it.
+fn tool_function<'js>(
+    ctx: Ctx<'js>,
+    name: rquickjs::String<'js>,
+    last: rquickjs::String<'js>,
+    call_tool: Function<'js>,
+) -> rquickjs::Result<Function<'js>> {
+    CALL_TOOL.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Persistent::save(&ctx, call_tool));
+        }
+    });
+    let tool: Rc<str> = name.to_string()?.into();
+    let binding = move |ctx: Ctx<'js>,
+                        args: rquickjs::function::Opt<Value<'js>>,
+                        rest: rquickjs::function::Rest<Value<'js>>|
+          -> rquickjs::Result<Value<'js>> {
+        let extra = !rest.0.is_empty();
+        if let (false, Some(args)) = (extra, args.0.as_ref()) {
+            // SAFETY: the context and `args` are alive for this call.
+            if let Some(text) = unsafe { json::stringify(ctx.as_raw().as_ptr(), args.as_raw()) } {
+                return begin_call(ctx, Rc::clone(&tool), &text).map(Promise::into_value);
+            }
+        }
+        let call_tool = CALL_TOOL
+            .with(|slot| slot.borrow().clone())
+            .ok_or_else(|| rquickjs::Error::new_from_js("tool", "binding"))?
+            .restore(&ctx)?;
+        let args = args.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+        call_tool.call((&*tool, args, extra))
+    };
+    Function::new(ctx, binding)?.with_name(last.to_string()?)?.with_length(0)
+}
+
+fn begin_call<'js>(ctx: Ctx<'js>, name: Rc<str>, args: &str) -> rquickjs::Result<Promise<'js>> {
     // The host's id is a u32 passed as an i32.
     let id = u32::from_ne_bytes(host::tool_call(&name, args).to_ne_bytes());
     let (promise, resolve, reject) = ctx.promise()?;
@@ -120,10 +167,13 @@ fn new_engine() -> Result<Engine, String> {
             ]
         })
         .map_err(|e| e.to_string())?;
+        let tool_function = Function::new(ctx.clone(), tool_function).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let helpers: Object = install
-            .call((write, call, fs, random, shell, call_data, armed))
-            .map_err(|e| format!("prelude: {e}"))?;
+        let mut args = rquickjs::function::Args::new(ctx.clone(), 8);
+        for helper in [write, call, fs, random, shell, call_data, armed, tool_function] {
+            args.push_arg(helper).map_err(|e| format!("prelude: {e}"))?;
+        }
+        let helpers: Object = install.call_arg(args).map_err(|e| format!("prelude: {e}"))?;
         let get = |name: &str| -> Result<Persistent<Function<'static>>, String> {
             let f: Function = helpers.get(name).map_err(|e| format!("prelude: {name}: {e}"))?;
             Ok(Persistent::save(&ctx, f))
@@ -382,7 +432,7 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
             let helpers = restore(ctx, &engine.helpers)?;
             let tool_error: Function = helper(&helpers, "toolError")?;
             let error = tool_error
-                .call::<_, Value>((message, code, reason, waiting.name.as_str()))
+                .call::<_, Value>((message, code, reason, &*waiting.name))
                 .map_err(|e| internal_error(e.to_string()))?;
             Err(error)
         }

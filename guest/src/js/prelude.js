@@ -6,8 +6,10 @@
 // `callData(name, args)` starts a call whose arguments are plain data (their
 // JSON text made natively) and returns undefined for anything else;
 // `armed()` tells the native side a timer was set (it asks `nextTimer` only
-// then).
-(function install(write, call, fsop, random, shellop, callData, armed) {
+// then); `toolFunction(name, last, callTool)` makes a tool's binding, a
+// native function named `last` that starts calls with plain-data arguments
+// itself and hands any other call to `callTool`.
+(function install(write, call, fsop, random, shellop, callData, armed, toolFunction) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -502,7 +504,7 @@
       target = next;
     }
     if (ObjectPrototypeHasOwnProperty(target, last) && !WeakSetPrototypeHas(bound, target[last])) return;
-    const fn = { [last](...a) { return callTool(name, a[0], a.length > 1); } }[last];
+    const fn = toolFunction(name, last, callTool);
     WeakSetPrototypeAdd(bound, fn);
     hidden(target, last, fn);
   }
