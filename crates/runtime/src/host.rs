@@ -274,10 +274,19 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
                 return Err(wasmtime::Error::msg("wait outside a run"));
             };
             let has_pending = tools.has_pending();
-            let timer = Duration::from_millis(u64::try_from(timeout_ms).unwrap_or(0));
+            // `select!` makes every branch's future, enabled or not: a timer
+            // only when the guest has one (most waits are for a tool).
+            let timer =
+                u64::try_from(timeout_ms).ok().map(|ms| tokio::time::sleep(Duration::from_millis(ms)));
+            let timer = async move {
+                match timer {
+                    Some(timer) => timer.await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
                 event = tools.next_completed(), if has_pending => event,
-                () = tokio::time::sleep(timer), if timeout_ms >= 0 => None,
+                () = timer, if timeout_ms >= 0 => None,
                 () = run.deadline_timer.as_mut() => return Err(Stop(ErrorCode::Timeout).into()),
                 () = run.cancel.cancelled() => return Err(Stop(ErrorCode::Cancelled).into()),
             }

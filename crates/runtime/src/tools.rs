@@ -265,7 +265,9 @@ impl ToolState {
         };
         let invocation = ToolInvocation {
             name: allowed.name().as_str().to_owned(),
-            args_json: allowed.args().to_string(),
+            // Written straight into the string (`Display` would go through
+            // the formatter a piece at a time); the same text.
+            args_json: serde_json::to_string(allowed.args()).unwrap_or_else(|_| allowed.args().to_string()),
         };
         let index = self.records.len();
         self.records.push((

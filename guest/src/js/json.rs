@@ -68,7 +68,9 @@ pub unsafe fn stringify(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option
             *cache = Some(Cache { ctx, to_json, keys: BTreeMap::new() });
         }
         let cache = cache.as_mut()?;
-        let mut writer = Writer { ctx, cache, out: Vec::new(), open: Vec::new() };
+        // Room for a small object's text, so the usual arguments (`{ a, b }`)
+        // are written without growing the buffer.
+        let mut writer = Writer { ctx, cache, out: Vec::with_capacity(64), open: Vec::new() };
         // SAFETY: as above.
         match unsafe { writer.value(value) }? {
             // The text is built from valid UTF-8 pieces and ASCII escapes.
