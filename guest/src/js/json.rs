@@ -47,6 +47,13 @@ thread_local! {
     static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
 }
 
+/// [`stringify`] of a value borrowed with its context, as the native
+/// functions get them.
+pub fn stringify_value(ctx: &rquickjs::Ctx<'_>, value: &rquickjs::Value<'_>) -> Option<String> {
+    // SAFETY: the borrows keep the context and the value alive for the call.
+    unsafe { stringify(ctx.as_raw().as_ptr(), value.as_raw()) }
+}
+
 /// The JSON text of `value`, or `None` when `JSON.stringify` must decide.
 ///
 /// # Safety

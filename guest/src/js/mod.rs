@@ -79,8 +79,7 @@ fn start_call_data<'js>(
     name: rquickjs::String<'js>,
     args: Value<'js>,
 ) -> rquickjs::Result<Option<Promise<'js>>> {
-    // SAFETY: the context and `args` are alive for this call.
-    let Some(text) = (unsafe { json::stringify(ctx.as_raw().as_ptr(), args.as_raw()) }) else {
+    let Some(text) = json::stringify_value(&ctx, &args) else {
         return Ok(None);
     };
     begin_call(ctx, name.to_string().unwrap_or_default().into(), &text).map(Some)
@@ -117,8 +116,7 @@ fn tool_function<'js>(
           -> rquickjs::Result<Value<'js>> {
         let extra = !rest.0.is_empty();
         if let (false, Some(args)) = (extra, args.0.as_ref()) {
-            // SAFETY: the context and `args` are alive for this call.
-            if let Some(text) = unsafe { json::stringify(ctx.as_raw().as_ptr(), args.as_raw()) } {
+            if let Some(text) = json::stringify_value(&ctx, args) {
                 return begin_call(ctx, Rc::clone(&tool), &text).map(Promise::into_value);
             }
         }
@@ -212,8 +210,7 @@ fn json_stringify<'js>(
 ) -> rquickjs::Result<Value<'js>> {
     let value = value.0.unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     if rest.0.iter().all(Value::is_undefined) {
-        // SAFETY: the context and `value` are alive for this call.
-        if let Some(text) = unsafe { json::stringify(ctx.as_raw().as_ptr(), value.as_raw()) } {
+        if let Some(text) = json::stringify_value(&ctx, &value) {
             match rquickjs::String::from_str(ctx.clone(), &text) {
                 Ok(string) => return Ok(string.into_value()),
                 // Out of memory with the text still held: QuickJS's own,
