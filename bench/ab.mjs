@@ -11,7 +11,8 @@
 //   npm run bench:ab -- /tmp/before . W4 --runs 200
 //
 // Workloads: W2 (warm hi), W3 (create + hi + close), W4seq and W4conc (the
-// thousand calls of W4), W5json (a tenth of W5's JSON loop); all by default.
+// thousand calls of W4), W5fib (W5's fib at 24 rather than 27) and W5json (a
+// tenth of W5's JSON loop); all by default.
 // Prints each build's median and the median of the per-round ratios B ÷ A.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -47,12 +48,21 @@ for (const b of builds) {
 const workloads = JSON.parse(readFileSync(path.resolve(root, "../shared/bench/workloads.json"), "utf8"));
 const hi = workloads.snippets.hi;
 const w4 = workloads.W4.cases;
+const fib = workloads.W5.cases.fib27;
 const json = workloads.W5.cases.strjson1e6;
 const cases = [
   { id: "W2", what: "warm run of hi (µs)", code: hi.javascript, expect: hi.expect, unit: 1000, options: {} },
   { id: "W3", what: "create + hi + close (µs)", code: hi.javascript, expect: hi.expect, unit: 1000, options: {}, fresh: true },
   { id: "W4seq", what: "tool call, sequential (µs per call)", code: w4.sequential.javascript, expect: w4.sequential.expect, unit: 1 },
   { id: "W4conc", what: "tool call, Promise.all (µs per call)", code: w4.concurrent.javascript, expect: w4.concurrent.expect, unit: 1 },
+  {
+    id: "W5fib",
+    what: "fib(24) (ms)",
+    code: fib.javascript.replace("fib(27)", "fib(24)"),
+    expect: "46368",
+    unit: 1,
+    options: {},
+  },
   {
     id: "W5json",
     what: "JSON loop, 10^5 iterations (ms)",

@@ -99,103 +99,104 @@ const toolOptions = (calls) => ({
   limits: { toolCalls: calls * 2, timeoutMs: 120_000 },
 });
 
-/** Prints one row per driver; peers get the ratio cordon ÷ peer. */
-async function compared(id, what, measure, extra = () => "") {
-  let ours;
-  for (const d of drivers) {
-    const times = await measure(d);
-    const m = median(times);
-    if (d === cordon) {
-      ours = m;
-      row(id, what, fmt(m), extra(times));
-    } else {
-      row("", `  ${d.name}`, fmt(m), `cordon ÷ ${d.name} = ${(ours / m).toFixed(2)}`);
+/**
+ * Times one workload on every driver, interleaved: each round runs a block
+ * of `block` runs on every driver, a different driver first each round, so
+ * a change in the machine's load (other tenants share its caches) falls on
+ * all of them alike. Blocks rather than single runs: a run right after
+ * another engine's finds the caches cold, which for a microsecond workload
+ * is most of what would be measured. `open(d)` gives `{ once, close }`;
+ * `once()` times one checked run. Prints each driver's median; a peer's
+ * ratio is the median over rounds of cordon's block median ÷ the peer's.
+ */
+async function compared(id, what, { warmup, rounds, block = 1, open, extra = () => "" }) {
+  const opened = [];
+  for (const d of drivers) opened.push(await open(d));
+  const times = drivers.map(() => []);
+  const blocks = drivers.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    for (let j = 0; j < drivers.length; j++) {
+      const k = (i + j) % drivers.length;
+      if (i === 0) for (let w = 0; w < warmup; w++) await opened[k].once();
+      const mine = [];
+      for (let r = 0; r < block; r++) mine.push(await opened[k].once());
+      times[k].push(...mine);
+      blocks[k].push(median(mine));
     }
   }
+  for (const o of opened) await o.close?.();
+  drivers.forEach((d, k) => {
+    if (d === cordon) return row(id, what, fmt(median(times[k])), extra(times[k]));
+    const ratio = median(blocks[0].map((t, i) => t / blocks[k][i]));
+    row("", `  ${d.name}`, fmt(median(times[k])), `cordon ÷ ${d.name} = ${ratio.toFixed(2)}`);
+  });
+}
+
+/** `{ once, close }` for `compared`: runs `code` on one sandbox of `d`. */
+async function onOne(d, options, code, expect, what, per = 1) {
+  const sb = await d.create(options);
+  return {
+    async once() {
+      const t = performance.now();
+      const stdout = await sb.run(code);
+      const ms = performance.now() - t;
+      check(stdout, expect, what);
+      return ms / per;
+    },
+    close: () => sb.close(),
+  };
 }
 
 if (wanted("W2")) {
   const w = workloads.W2;
-  await compared(
-    "W2",
-    'warm run of console.log("hi") on one sandbox',
-    async (d) => {
-      const sb = await d.create();
-      const times = [];
-      for (let i = 0; i < w.warmup + w.runs * 5; i++) {
-        const t = performance.now();
-        const stdout = await sb.run(hi.javascript);
-        const ms = performance.now() - t;
-        check(stdout, hi.expect, "W2");
-        if (i >= w.warmup) times.push(ms);
-      }
-      await sb.close();
-      return times;
-    },
-    (times) => `p99 ${fmt(quantile(times, 0.99))}`,
-  );
+  await compared("W2", 'warm run of console.log("hi") on one sandbox', {
+    warmup: w.warmup,
+    rounds: 10,
+    block: (w.runs * 5) / 10,
+    open: (d) => onOne(d, {}, hi.javascript, hi.expect, "W2"),
+    extra: (times) => `p99 ${fmt(quantile(times, 0.99))}`,
+  });
 }
 
 if (wanted("W3")) {
   const w = workloads.W3;
-  await compared(
-    "W3",
-    "fresh sandbox: create + hi + close",
-    async (d) => {
-      const times = [];
-      for (let i = 0; i < w.warmup + w.iterations * 3; i++) {
+  await compared("W3", "fresh sandbox: create + hi + close", {
+    warmup: w.warmup,
+    rounds: 10,
+    block: (w.iterations * 3) / 10,
+    open: async (d) => ({
+      async once() {
         const t = performance.now();
         const sb = await d.create();
         const stdout = await sb.run(hi.javascript);
         await sb.close();
         const ms = performance.now() - t;
         check(stdout, hi.expect, "W3");
-        if (i >= w.warmup) times.push(ms);
-      }
-      return times;
-    },
-    (times) => `p99 ${fmt(quantile(times, 0.99))}`,
-  );
+        return ms;
+      },
+    }),
+    extra: (times) => `p99 ${fmt(quantile(times, 0.99))}`,
+  });
 }
 
 if (wanted("W4")) {
   const w = workloads.W4;
   for (const [name, c] of Object.entries(w.cases)) {
-    await compared(
-      "W4",
-      `tool call, ${name} (per call, ${w.calls} calls a run)`,
-      async (d) => {
-        const sb = await d.create(toolOptions(w.calls));
-        const times = [];
-        for (let i = 0; i < w.warmup + w.reps * 3; i++) {
-          const t = performance.now();
-          const stdout = await sb.run(c.javascript);
-          const ms = performance.now() - t;
-          check(stdout, c.expect, `W4 ${name}`);
-          if (i >= w.warmup) times.push(ms / w.calls);
-        }
-        await sb.close();
-        return times;
-      },
-    );
+    await compared("W4", `tool call, ${name} (per call, ${w.calls} calls a run)`, {
+      warmup: w.warmup,
+      rounds: w.reps * 3,
+      open: (d) => onOne(d, toolOptions(w.calls), c.javascript, c.expect, `W4 ${name}`, w.calls),
+    });
   }
 }
 
 if (wanted("W5")) {
   const w = workloads.W5;
   for (const [name, c] of Object.entries(w.cases)) {
-    await compared("W5", `compute: ${name}`, async (d) => {
-      const sb = await d.create({ limits: bigLimits });
-      const times = [];
-      for (let i = 0; i < w.warmup + w.reps; i++) {
-        const t = performance.now();
-        const stdout = await sb.run(c.javascript);
-        const ms = performance.now() - t;
-        check(stdout, c.expect, `W5 ${name}`);
-        if (i >= w.warmup) times.push(ms);
-      }
-      await sb.close();
-      return times;
+    await compared("W5", `compute: ${name}`, {
+      warmup: w.warmup,
+      rounds: w.reps * 3,
+      open: (d) => onOne(d, { limits: bigLimits }, c.javascript, c.expect, `W5 ${name}`),
     });
   }
 }
