@@ -12,11 +12,13 @@
 //
 // Workloads: W2 (warm hi), W3 (create + hi + close), W4seq and W4conc (the
 // thousand calls of W4), W5fib (W5's fib at 24 rather than 27) and W5json (a
-// tenth of W5's JSON loop); all by default.
+// tenth of W5's JSON loop), W6jq (W6's jq filter over its 5 MB file); all by
+// default.
 // Prints each build's median and the median of the per-round ratios B ÷ A.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { w6Data } from "./w6data.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -50,6 +52,7 @@ const hi = workloads.snippets.hi;
 const w4 = workloads.W4.cases;
 const fib = workloads.W5.cases.fib27;
 const json = workloads.W5.cases.strjson1e6;
+const w6 = workloads.W6;
 const cases = [
   { id: "W2", what: "warm run of hi (µs)", code: hi.javascript, expect: hi.expect, unit: 1000, options: {} },
   { id: "W3", what: "create + hi + close (µs)", code: hi.javascript, expect: hi.expect, unit: 1000, options: {}, fresh: true },
@@ -71,6 +74,16 @@ const cases = [
     unit: 1,
     options: {},
   },
+  {
+    id: "W6jq",
+    what: "jq filter over 5 MB (ms)",
+    code: w6.cases.jq_select_len.shell,
+    expect: w6.cases.jq_select_len.expect,
+    unit: 1,
+    language: "shell",
+    // as in bench/run.mjs
+    options: () => ({ files: { [`/workspace/${w6.data.file}`]: w6Data(w6) }, limits: { memoryBytes: 256 * 2 ** 20 } }),
+  },
 ].filter((c) => only.length === 0 || only.some((o) => c.id.startsWith(o)));
 
 // W4's sandbox, as in bench/run.mjs; the other workloads run without tools.
@@ -89,12 +102,13 @@ const median = (xs) => {
 
 console.log(`A ${builds[0]}\nB ${builds[1]}\n${runs} interleaved rounds after 20 of warm-up`);
 for (const c of cases) {
-  const sandboxes = await Promise.all(packages.map((p) => p.Sandbox.create(c.options ?? toolOptions)));
+  const options = typeof c.options === "function" ? c.options() : (c.options ?? toolOptions);
+  const sandboxes = await Promise.all(packages.map((p) => p.Sandbox.create(options)));
   const once = async (k) => {
     const t = performance.now();
     let sb = sandboxes[k];
-    if (c.fresh) sb = await packages[k].Sandbox.create(c.options ?? toolOptions);
-    const r = await sb.run(c.code);
+    if (c.fresh) sb = await packages[k].Sandbox.create(options);
+    const r = await sb.run(c.code, { language: c.language ?? "javascript" });
     if (c.fresh) await sb.close();
     const ms = performance.now() - t;
     if (!r.stdout.includes(c.expect)) throw new Error(`${c.id}: ${JSON.stringify(r.stdout.slice(0, 200))}`);

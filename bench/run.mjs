@@ -13,6 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Sandbox, CordonError } from "cordon";
+import { w6Data } from "./w6data.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const workloadsPath = path.resolve(root, "../shared/bench/workloads.json");
@@ -238,14 +239,7 @@ if (wanted("FS")) {
 
 if (wanted("W6")) {
   const w = workloads.W6;
-  const objects = Array.from({ length: w.data.objects }, (_, i) => ({
-    id: i,
-    name: "user-" + i,
-    v: (i * 7919) % 1000,
-    tag: "tag-" + (i % 37),
-    pad: "x".repeat(w.data.padLength),
-  }));
-  const data = "[\n" + objects.map((o) => JSON.stringify(o)).join(",\n") + "\n]\n";
+  const data = w6Data(w);
   const sb = await Sandbox.create({ files: { [`/workspace/${w.data.file}`]: data }, limits: { memoryBytes: 256 * 2 ** 20 } });
   const echo = [];
   for (let i = 0; i < 200; i++) {
