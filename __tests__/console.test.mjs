@@ -76,6 +76,24 @@ test("format specifiers substitute like Node", async () => {
   assert.equal(stdout, 'cart has 3 items (42%) {"a":1} extra\n');
 });
 
+test("one string prints as it is, cut at the output limit like any other output", async () => {
+  const small = await Sandbox.create({ limits: { outputBytes: 10 } });
+  const run = async (code) => {
+    const r = await small.run(code);
+    return [r.stdout, r.stderr, r.exitCode, r.stats.stdoutTruncated];
+  };
+  const cut = "xxxxxxxxxx\n[cordon: output truncated at 10 bytes]\n";
+  // nine characters and the newline fill the limit exactly
+  assert.deepEqual(await run("console.log('x'.repeat(9))"), ["xxxxxxxxx\n", "", 0, false]);
+  assert.deepEqual(await run("console.log('x'.repeat(10))"), [cut, "", 0, true]);
+  assert.deepEqual(await run("console.log('x'.repeat(1e6))"), [cut, "", 0, true]);
+  // the same text through the general path (two arguments) is cut the same way
+  assert.deepEqual(await run("console.log('%s', 'x'.repeat(10))"), [cut, "", 0, true]);
+  // a lone surrogate becomes U+FFFD
+  assert.deepEqual(await run("console.log('a\\ud800b')"), ["a\ufffdb\n", "", 0, false]);
+  await small.close();
+});
+
 test("the sandbox closes", async () => {
   await sb.close();
 });

@@ -404,6 +404,14 @@
     if (budget[stream] < 0) return;
     // Cut huge strings before formatting: the host would drop the excess.
     const cap = budget[stream] + 1;
+    const only = args[0];
+    if (args.length === 1 && typeof only === "string") {
+      // The common case, one string, is printed as it is: what format()
+      // would give, without its arrays.
+      const text = only.length >= cap ? StringPrototypeSlice(only, 0, cap) : only + "\n";
+      budget[stream] = write(stream, StringPrototypeToWellFormed(text));
+      return;
+    }
     const cut = [];
     for (let i = 0; i < args.length; i++) {
       const a = args[i];
