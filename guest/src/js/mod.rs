@@ -495,9 +495,11 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
 
 /// Compiles `code` as the body of an async function. The wrapper takes lines
 /// -1 and 0 (QuickJS reads a first line of 0 as "default"), so the script's
-/// lines and columns are its own.
+/// lines and columns are its own. It does not start with a parenthesis:
+/// QuickJS would scan the whole script ahead to the closing one, to see
+/// whether an arrow follows.
 fn compile<'js>(ctx: &Ctx<'js>, code: &str) -> rquickjs::Result<Function<'js>> {
-    let source = std::ffi::CString::new(format!("(async function () {{\n\n{code}\n}})"))?;
+    let source = std::ffi::CString::new(format!("void 0, async function () {{\n\n{code}\n}}"))?;
     let len = source.as_bytes().len();
     let filename = std::ffi::CString::new(SCRIPT_NAME)?;
     let mut options = qjs::JSEvalOptions {

@@ -125,14 +125,14 @@ impl<'a> Parser<'a> {
                 b'"' => {
                     self.check_literal(i)?;
                     self.in_string = true;
-                    let Some((end, plain)) = find_string_end(data, i + 1) else {
+                    let Some((end, ascii)) = find_string_end(data, i + 1) else {
                         self.pos = data.len();
                         break;
                     };
                     self.in_string = false;
                     self.pos = end + 1;
                     let s =
-                        self.string(i + 1, end, plain).map_err(|msg| ParseError { msg, at: Some(end) })?;
+                        self.string(i + 1, end, ascii).map_err(|msg| ParseError { msg, at: Some(end) })?;
                     self.value(s, end)?;
                     if self.stack.is_empty() {
                         if let Some(v) = self.next.take() {
@@ -196,11 +196,12 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads the array or object that starts at `at` by recursive descent,
-    /// returning it and the index of its closing bracket. This is the state
-    /// machine's reading of well-formed text, two to three times as fast;
-    /// on anything else (an error, or nesting the state machine refuses) it
-    /// returns `None` having consumed nothing, and the state machine reads
-    /// the text again to report what jq reports, where jq reports it.
+    /// returning it and the index of its closing bracket: the state
+    /// machine's reading of well-formed text, without its frame stack and
+    /// byte-by-byte dispatch. On anything else (an error, or nesting the
+    /// state machine refuses) it returns `None` having consumed nothing, and
+    /// the state machine reads the text again to report what jq reports,
+    /// where jq reports it; a bad text is thus read at most twice.
     fn direct(&mut self, at: usize) -> Option<(Val, usize)> {
         let (vals, kvs) = (self.vals.len(), self.kvs.len());
         let mut pos = at;
