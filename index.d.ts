@@ -334,9 +334,6 @@ export declare class CordonError extends Error {
     readonly result: PartialResult | undefined;
     constructor(code: ErrorCode, message: string, result?: PartialResult);
 }
-type NativeLimits = {
-    [K in (typeof LIMIT_KEYS)[number]]?: number;
-};
 interface NativeRunResult {
     exitCode: number;
     stdout: string;
@@ -361,10 +358,10 @@ interface NativeSandbox {
     snapshot(): Buffer;
     reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;
-    limits(): Required<NativeLimits>;
+    /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
+    limits(into: Float64Array): void;
     close(): void;
 }
-declare const LIMIT_KEYS: readonly ["timeoutMs", "cpuMs", "memoryBytes", "outputBytes", "codeBytes", "toolCalls", "toolTimeoutMs", "toolResultBytes", "fsBytes", "fsFiles"];
 /** Validates options and builds what the native side needs. */
 /**
  * The text {@link Sandbox.describe} gives for a sandbox created with

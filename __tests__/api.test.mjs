@@ -182,6 +182,24 @@ test("malformed limits are refused at create()", async () => {
     fsFiles: 10000,
   });
   await sb.close();
+  // Every limit distinct: the native side writes them into a Float64Array in
+  // LIMIT_KEYS' order, and a swap of two would show here.
+  const distinct = {
+    timeoutMs: 1500,
+    cpuMs: 1400,
+    memoryBytes: 48 * 1024 * 1024,
+    outputBytes: 70000,
+    codeBytes: 60000,
+    toolCalls: 77,
+    toolTimeoutMs: 2500,
+    toolResultBytes: 5000,
+    fsBytes: 3 * 1024 * 1024,
+    fsFiles: 99,
+  };
+  const sb2 = await Sandbox.create({ limits: distinct });
+  assert.deepEqual(sb2.limits, distinct);
+  assert.deepEqual(Object.keys(sb2.limits), Object.keys(distinct));
+  await sb2.close();
 });
 
 test("run after close rejects with CLOSED; close is idempotent", async () => {

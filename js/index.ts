@@ -489,7 +489,8 @@ interface NativeSandbox {
   snapshot(): Buffer;
   reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
-  limits(): Required<NativeLimits>;
+  /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
+  limits(into: Float64Array): void;
   close(): void;
 }
 
@@ -564,6 +565,8 @@ const LIMIT_KEYS = [
   "fsBytes",
   "fsFiles",
 ] as const;
+/** Where `NativeSandbox.limits` writes, read at once (one per process). */
+const LIMITS_SCRATCH = new Float64Array(LIMIT_KEYS.length);
 const SANDBOX_KEYS = [
   "limits",
   "tools",
@@ -1162,7 +1165,10 @@ export class Sandbox {
 
   private constructor(nativeSandbox: NativeSandbox, description: Omit<DescribeInput, "limits">) {
     this.#native = nativeSandbox;
-    this.#limits = nativeSandbox.limits();
+    nativeSandbox.limits(LIMITS_SCRATCH);
+    const limits: NativeLimits = {};
+    for (let i = 0; i < LIMIT_KEYS.length; i++) limits[LIMIT_KEYS[i]] = LIMITS_SCRATCH[i];
+    this.#limits = limits as Required<NativeLimits>;
     this.#description = description;
     this.fs = new SandboxFs(nativeSandbox);
   }
@@ -1181,8 +1187,10 @@ export class Sandbox {
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
-    prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
+    // The limits cross napi once, as an object of ten properties: read here
+    // from the copy the constructor keeps.
+    prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
     if (options.files !== undefined) seed(sandbox, nativeSandbox, options.files);
     return sandbox;
   }
@@ -1201,8 +1209,9 @@ export class Sandbox {
     }
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared)));
-    prepared.resultLimit.value = nativeSandbox.limits().toolResultBytes;
-    return new Sandbox(nativeSandbox, prepared.description);
+    const sandbox = new Sandbox(nativeSandbox, prepared.description);
+    prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
+    return sandbox;
   }
 
   /**

@@ -15,7 +15,7 @@ use cordon_runtime::{
 };
 use driver::{DispatchArgs, Dispatcher, Message, Now};
 use napi::{
-    bindgen_prelude::{Buffer, Either, Function, PromiseRaw},
+    bindgen_prelude::{Buffer, Either, Float64ArraySlice, Function, PromiseRaw},
     Env, Error, Result, Status,
 };
 use napi_derive::napi;
@@ -429,22 +429,42 @@ impl NativeSandbox {
         self.inner.fs_request(request.as_bytes(), data).into()
     }
 
-    /// The effective limits, defaults filled in.
+    /// Writes the effective limits, defaults filled in, into `into`, in the
+    /// order of `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`).
+    /// Ten numbers in a caller's `Float64Array` cost a fraction of an object
+    /// of ten properties built through napi, which `Sandbox.create` paid
+    /// for every sandbox.
     #[napi]
-    pub fn limits(&self) -> BindingLimits {
+    pub fn limits(&self, mut into: Float64ArraySlice<'_>) -> Result<()> {
         let l = self.inner.limits();
-        BindingLimits {
-            timeout_ms: Some(l.timeout_ms as f64),
-            cpu_ms: Some(l.cpu_ms as f64),
-            memory_bytes: Some(l.memory_bytes as f64),
-            output_bytes: Some(l.output_bytes as f64),
-            code_bytes: Some(l.code_bytes as f64),
-            tool_calls: Some(l.tool_calls as f64),
-            tool_timeout_ms: Some(l.tool_timeout_ms as f64),
-            tool_result_bytes: Some(l.tool_result_bytes as f64),
-            fs_bytes: Some(l.fs_bytes as f64),
-            fs_files: Some(l.fs_files as f64),
+        let values = [
+            l.timeout_ms,
+            l.cpu_ms,
+            l.memory_bytes,
+            l.output_bytes,
+            l.code_bytes,
+            l.tool_calls,
+            l.tool_timeout_ms,
+            l.tool_result_bytes,
+            l.fs_bytes,
+            l.fs_files,
+        ];
+        // SAFETY: the slice is the caller's typed array, alive for this
+        // synchronous call on the JavaScript thread, during which no
+        // JavaScript runs; `js/index.ts` passes a module-private
+        // Float64Array, never one over shared memory.
+        let into = unsafe { into.as_mut() };
+        if into.len() != values.len() {
+            return Err(invalid(format!(
+                "limits() takes a Float64Array of {}, got {}",
+                values.len(),
+                into.len()
+            )));
         }
+        for (slot, value) in into.iter_mut().zip(values) {
+            *slot = value as f64;
+        }
+        Ok(())
     }
 
     #[napi]
