@@ -565,7 +565,7 @@ const LIMIT_KEYS = [
   "fsBytes",
   "fsFiles",
 ] as const;
-/** Where `NativeSandbox.limits` writes, read at once (one per process). */
+/** Where `NativeSandbox.limits` writes; read at once after each call. */
 const LIMITS_SCRATCH = new Float64Array(LIMIT_KEYS.length);
 const SANDBOX_KEYS = [
   "limits",
@@ -1188,8 +1188,8 @@ export class Sandbox {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
-    // The limits cross napi once, as an object of ten properties: read here
-    // from the copy the constructor keeps.
+    // The limits cross napi once, in the constructor: read here from the copy
+    // it keeps.
     prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
     if (options.files !== undefined) seed(sandbox, nativeSandbox, options.files);
     return sandbox;
