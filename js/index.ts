@@ -533,6 +533,8 @@ interface NativeModule {
   drainReady(): boolean;
   /** Continues the runs deferred past a turn's budget; `true` asks to be queued again. */
   drainLater(): boolean;
+  /** Registers the maker of a run's result (once, below). */
+  setRunResultMaker(make: typeof makeRunResult): void;
 }
 
 /**
@@ -697,6 +699,49 @@ function toRecords(raw: NativeRunResult): ToolCallRecord[] {
 
 /** Log texts longer than this (some ten records) are parsed when first read. */
 const LAZY_LOG_CHARS = 2048;
+
+/**
+ * Makes a run's result from its fields, for the addon: one call instead of
+ * eighteen properties set one by one through napi (about 2 µs of a run).
+ * The order is `MakeRunResultArgs` in `crates/node/src/lib.rs`.
+ */
+function makeRunResult(
+  exitCode: number,
+  stdout: string,
+  stderr: string,
+  value: string | null,
+  errorName: string | null,
+  errorMessage: string | null,
+  errorStack: string | null,
+  toolCalls: string,
+  toolCallTexts: number[],
+  trace: string | null,
+  divergence: string | null,
+  wallMs: number,
+  cpuMs: number,
+  memoryBytes: number,
+  stdoutTruncated: boolean,
+  stderrTruncated: boolean,
+  instanceRestarted: boolean,
+  failureCode: string | null,
+  failureMessage: string | null,
+): NativeRunResult {
+  return {
+    exitCode,
+    stdout,
+    stderr,
+    value,
+    error: errorName === null ? null : { name: errorName, message: errorMessage ?? "", stack: errorStack ?? "" },
+    toolCalls,
+    toolCallTexts,
+    trace,
+    divergence,
+    stats: { wallMs, cpuMs, memoryBytes, stdoutTruncated, stderrTruncated, instanceRestarted },
+    failureCode,
+    failureMessage,
+  };
+}
+native.setRunResultMaker(makeRunResult);
 
 function toResult(raw: NativeRunResult): RunResult {
   const result: RunResult =

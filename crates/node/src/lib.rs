@@ -6,7 +6,7 @@
 pub mod driver;
 mod records;
 
-use std::sync::Arc;
+use std::{cell::RefCell, sync::Arc};
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
@@ -15,7 +15,10 @@ use cordon_runtime::{
 };
 use driver::{DispatchArgs, Dispatcher, Message, Now};
 use napi::{
-    bindgen_prelude::{Buffer, Either, Float64ArraySlice, Function, PromiseRaw},
+    bindgen_prelude::{
+        Buffer, Either, Float64ArraySlice, FnArgs, Function, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
+        Unknown,
+    },
     Env, Error, Result, Status,
 };
 use napi_derive::napi;
@@ -94,8 +97,11 @@ pub struct BindingStats {
     pub instance_restarted: bool,
 }
 
-/// A run's report; `failure` is set when the sandbox ended the run.
-#[napi(object)]
+/// A run's report; `failure` is set when the sandbox ended the run. It
+/// reaches JavaScript as the object `makeRunResult` in `js/index.ts` makes
+/// from its fields in one call (`setRunResultMaker`): napi-rs would set its
+/// eighteen properties one by one, about 2 µs of every run.
+#[napi(object, object_to_js = false)]
 pub struct BindingRunResult {
     pub exit_code: i32,
     pub stdout: String,
@@ -113,6 +119,88 @@ pub struct BindingRunResult {
     pub stats: BindingStats,
     pub failure_code: Option<String>,
     pub failure_message: Option<String>,
+}
+
+/// `makeRunResult`'s arguments: a [`BindingRunResult`]'s fields in order,
+/// the script error's and the stats' flattened.
+type MakeRunResultArgs = FnArgs<(
+    i32,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    String,
+    Vec<u32>,
+    Option<String>,
+    Option<String>,
+    f64,
+    f64,
+    f64,
+    bool,
+    bool,
+    bool,
+    Option<String>,
+    Option<String>,
+)>;
+
+thread_local! {
+    /// `makeRunResult` of this thread's `js/index.ts` (each worker thread
+    /// loads its own).
+    static MAKE_RUN_RESULT: RefCell<Option<FunctionRef<MakeRunResultArgs, Unknown<'static>>>> =
+        const { RefCell::new(None) };
+}
+
+/// Registers the function that makes a run's result object from its fields
+/// (`js/index.ts` calls this once, when it loads).
+#[napi(ts_args_type = "make: (...fields: any[]) => unknown")]
+pub fn set_run_result_maker(make: Function<'_, MakeRunResultArgs, Unknown<'static>>) -> Result<()> {
+    let make = make.create_ref()?;
+    MAKE_RUN_RESULT.with(|slot| *slot.borrow_mut() = Some(make));
+    Ok(())
+}
+
+impl ToNapiValue for BindingRunResult {
+    unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
+        let env = Env::from_raw(env);
+        MAKE_RUN_RESULT.with(|slot| {
+            let slot = slot.borrow();
+            let make = slot
+                .as_ref()
+                .ok_or_else(|| {
+                    Error::new(Status::GenericFailure, "INTERNAL: no run result maker is registered")
+                })?
+                .borrow_back(&env)?;
+            let (name, message, stack) = match val.error {
+                Some(e) => (Some(e.name), Some(e.message), Some(e.stack)),
+                None => (None, None, None),
+            };
+            let s = val.stats;
+            let made = make.call(FnArgs::from((
+                val.exit_code,
+                val.stdout,
+                val.stderr,
+                val.value,
+                name,
+                message,
+                stack,
+                val.tool_calls,
+                val.tool_call_texts,
+                val.trace,
+                val.divergence,
+                s.wall_ms,
+                s.cpu_ms,
+                s.memory_bytes,
+                s.stdout_truncated,
+                s.stderr_truncated,
+                s.instance_restarted,
+                val.failure_code,
+                val.failure_message,
+            )))?;
+            Ok(made.raw())
+        })
+    }
 }
 
 fn invalid(message: String) -> Error {
