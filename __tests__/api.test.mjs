@@ -22,6 +22,20 @@ test("a run returns stdout, value and stats", async () => {
   assert.equal(r.stats.stdoutTruncated, false);
   assert.equal(r.stats.instanceRestarted, false);
   assert.ok(r.stats.wallMs >= 0 && r.stats.cpuMs >= 0 && r.stats.memoryBytes > 0);
+  assert.deepEqual(Object.keys(r), ["exitCode", "stdout", "stderr", "value", "error", "toolCalls", "stats"]);
+  assert.deepEqual(Object.keys(r.stats), [
+    "wallMs",
+    "cpuMs",
+    "memoryBytes",
+    "stdoutTruncated",
+    "stderrTruncated",
+    "instanceRestarted",
+  ]);
+  // The result's fields cross from the addon as positional arguments: a run
+  // that waits on a timer tells wall time from CPU time.
+  const waited = await sb.run("await new Promise((r) => setTimeout(r, 60)); return 1");
+  assert.ok(waited.stats.wallMs >= 55, `wallMs ${waited.stats.wallMs}`);
+  assert.ok(waited.stats.cpuMs < waited.stats.wallMs / 2, `cpuMs ${waited.stats.cpuMs}, wallMs ${waited.stats.wallMs}`);
   await sb.close();
 });
 
