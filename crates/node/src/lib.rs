@@ -164,42 +164,40 @@ pub fn set_run_result_maker(make: Function<'_, MakeRunResultArgs, Unknown<'stati
 impl ToNapiValue for BindingRunResult {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         let env = Env::from_raw(env);
-        MAKE_RUN_RESULT.with(|slot| {
-            let slot = slot.borrow();
-            let make = slot
-                .as_ref()
-                .ok_or_else(|| {
-                    Error::new(Status::GenericFailure, "INTERNAL: no run result maker is registered")
-                })?
-                .borrow_back(&env)?;
-            let (name, message, stack) = match val.error {
-                Some(e) => (Some(e.name), Some(e.message), Some(e.stack)),
-                None => (None, None, None),
-            };
-            let s = val.stats;
-            let made = make.call(FnArgs::from((
-                val.exit_code,
-                val.stdout,
-                val.stderr,
-                val.value,
-                name,
-                message,
-                stack,
-                val.tool_calls,
-                val.tool_call_texts,
-                val.trace,
-                val.divergence,
-                s.wall_ms,
-                s.cpu_ms,
-                s.memory_bytes,
-                s.stdout_truncated,
-                s.stderr_truncated,
-                s.instance_restarted,
-                val.failure_code,
-                val.failure_message,
-            )))?;
-            Ok(made.raw())
-        })
+        // Taken out of the slot first: the slot is not borrowed while
+        // JavaScript runs.
+        let make = MAKE_RUN_RESULT
+            .with(|slot| slot.borrow().as_ref().map(|make| make.borrow_back(&env)))
+            .ok_or_else(|| {
+            Error::new(Status::GenericFailure, "INTERNAL: no run result maker is registered")
+        })??;
+        let (name, message, stack) = match val.error {
+            Some(e) => (Some(e.name), Some(e.message), Some(e.stack)),
+            None => (None, None, None),
+        };
+        let s = val.stats;
+        let made = make.call(FnArgs::from((
+            val.exit_code,
+            val.stdout,
+            val.stderr,
+            val.value,
+            name,
+            message,
+            stack,
+            val.tool_calls,
+            val.tool_call_texts,
+            val.trace,
+            val.divergence,
+            s.wall_ms,
+            s.cpu_ms,
+            s.memory_bytes,
+            s.stdout_truncated,
+            s.stderr_truncated,
+            s.instance_restarted,
+            val.failure_code,
+            val.failure_message,
+        )))?;
+        Ok(made.raw())
     }
 }
 
