@@ -66,6 +66,14 @@ impl ToolName {
     }
 }
 
+/// Names order and compare as their canonical text, so a map of names can
+/// be searched with a `&str`.
+impl std::borrow::Borrow<str> for ToolName {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for ToolName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -18,6 +18,9 @@ struct Tool {
     description: Option<String>,
     /// The schema as given, as JSON text.
     schema_json: Option<String>,
+    /// The capabilities whose pattern matches this tool, in order: a call
+    /// consults only these (the patterns are matched once, at compile).
+    capabilities: Vec<usize>,
 }
 
 struct Capability {
@@ -216,6 +219,7 @@ impl Policy {
                 schema,
                 description: tool.description.clone(),
                 schema_json: tool.input_schema.as_ref().map(|s| s.to_string()),
+                capabilities: Vec::new(),
             };
             if tools.insert(name.clone(), doc).is_some() {
                 return Err(ConfigError::new(format!("tool {:?} is registered twice", name.as_str())));
@@ -277,6 +281,14 @@ impl Policy {
                 require_approval: false,
             });
         }
+        for (name, tool) in &mut tools {
+            tool.capabilities = capabilities
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.pattern.matches(name))
+                .map(|(i, _)| i)
+                .collect();
+        }
         Ok(Self { tools, capabilities, arg_limits: ArgLimits::default() })
     }
 
@@ -301,19 +313,27 @@ impl Policy {
         let deny = |reason, message: String, tool: Option<&ToolName>, capability| {
             Decision::Deny(Denial { reason, message, tool: tool.map(|t| t.as_str().to_owned()), capability })
         };
-        let name = match ToolName::parse(raw_name) {
-            Ok(name) => name,
-            Err(why) => return deny(DenyReason::UnknownTool, why, None, None),
+        // A registered name in its canonical form (the usual call) is found
+        // as it is; parsing it would give the same name.
+        let (name, tool) = match self.tools.get_key_value(raw_name) {
+            Some((name, tool)) => (name.clone(), tool),
+            None => {
+                let name = match ToolName::parse(raw_name) {
+                    Ok(name) => name,
+                    Err(why) => return deny(DenyReason::UnknownTool, why, None, None),
+                };
+                let Some(tool) = self.tools.get(&name) else {
+                    return deny(
+                        DenyReason::UnknownTool,
+                        format!("unknown tool {}", quote(name.as_str())),
+                        None,
+                        None,
+                    );
+                };
+                (name, tool)
+            }
         };
-        let Some(tool) = self.tools.get(&name) else {
-            return deny(
-                DenyReason::UnknownTool,
-                format!("unknown tool {}", quote(name.as_str())),
-                None,
-                None,
-            );
-        };
-        if !self.grants(&name) {
+        if tool.capabilities.is_empty() {
             return deny(
                 DenyReason::NotGranted,
                 format!("{name} denied: no capability grants this tool"),
@@ -362,10 +382,8 @@ impl Policy {
             );
         }
         let mut first: Option<Denial> = None;
-        for (index, cap) in self.capabilities.iter().enumerate() {
-            if !cap.pattern.matches(&name) {
-                continue;
-            }
+        for &index in &tool.capabilities {
+            let Some(cap) = self.capabilities.get(index) else { continue };
             let failure = cap_failure(cap, &args, budgets.used.get(index).copied().unwrap_or(u64::MAX));
             match failure {
                 None => {
