@@ -36,7 +36,19 @@ impl Wake for SlotWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.indices.lock().unwrap_or_else(|e| e.into_inner()).push(self.index);
+        let first = {
+            let mut indices = self.woken.indices.lock().unwrap_or_else(|e| e.into_inner());
+            indices.push(self.index);
+            indices.len() == 1
+        };
+        // Only the first index since the run last took them wakes it: the
+        // run takes every index at once, after these, and until it has
+        // taken them whoever added the first has woken it (a thousand
+        // replies settled together are one wake, not a thousand, each
+        // touching what the run's thread is reading).
+        if !first {
+            return;
+        }
         let run = self.woken.run.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if let Some(run) = run {
             run.wake();
@@ -165,6 +177,18 @@ mod tests {
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(1)));
         assert!(set.is_empty());
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
+        // Replies settled together wake the run once; it takes them all.
+        let (tx3, rx3) = tokio::sync::oneshot::channel::<u32>();
+        let (tx4, rx4) = tokio::sync::oneshot::channel::<u32>();
+        set.push(Box::pin(async move { rx3.await.unwrap_or(0) }));
+        set.push(Box::pin(async move { rx4.await.unwrap_or(0) }));
+        assert!(set.poll_next(&mut cx).is_pending());
+        tx3.send(3).unwrap_or_default();
+        tx4.send(4).unwrap_or_default();
+        assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 3, "two replies, one wake");
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(3)));
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(4)));
+        assert!(set.is_empty());
         // A freed slot is reused and its future polled.
         set.push(Box::pin(async { 7 }));
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(7)));
