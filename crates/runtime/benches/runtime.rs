@@ -98,6 +98,18 @@ fn main() {
         assert_eq!(r.stdout, "5050\n");
     });
 
+    // The same Promise.all over an async function of the guest's own: what
+    // QuickJS alone spends, the floor under the tool-call case above.
+    bench(&filter, "guest only: 100 concurrent async calls", 30, 1, || {
+        let r = run(
+            &tools,
+            "async function add2({ a, b }) { return a + b; } \
+             const r = await Promise.all(Array.from({ length: 100 }, (_, i) => add2({ a: i, b: 1 }))); \
+             console.log(r.reduce((x, y) => x + y, 0))",
+        );
+        assert_eq!(r.stdout, "5050\n");
+    });
+
     let policy = add_tools().policy;
     let mut budgets = Budgets::new(&policy);
     bench(&filter, "policy: check an allowed call", 200, 1000, || {
