@@ -637,6 +637,49 @@ test("calls made by a computing guest off the JavaScript thread arrive in order 
   await sb.close();
 });
 
+test("two sandboxes at once: one computing in the pool, one calling from the JavaScript thread; each one's calls arrive in order", async () => {
+  // The computing run's calls wait in its dispatcher's inbox until the
+  // JavaScript thread takes them: at the threadsafe call made for them, or
+  // earlier, when the other sandbox's replies bring the thread into the
+  // driver. Either way each sandbox's calls reach its tools in the order
+  // its script made them, and every call gets its own answer.
+  const seenA = [];
+  const seenB = [];
+  const a = await Sandbox.create({
+    tools: { add: ({ a, b }) => (seenA.push(a), a + b) },
+    capabilities: [{ method: "add" }],
+    limits: { toolCalls: 2000 },
+  });
+  const b = await Sandbox.create({
+    tools: { echo: async ({ n }) => (seenB.push(n), n) },
+    capabilities: [{ method: "echo" }],
+    limits: { toolCalls: 2000 },
+  });
+  const [ra, rb] = await Promise.all([
+    a.run(`
+      const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
+      const pending = [];
+      for (let i = 0; i < 1200; i++) {
+        if (i % 200 === 0) spin(3);
+        pending.push(add({ a: i, b: 1 }));
+      }
+      const all = await Promise.all(pending);
+      console.log(all.length, all.every((v, i) => v === i + 1));
+    `),
+    b.run(`
+      let s = 0;
+      for (let n = 0; n < 600; n++) s += await echo({ n });
+      console.log(s);
+    `),
+  ]);
+  assert.deepEqual([ra.stdout, ra.stderr, ra.exitCode], ["1200 true\n", "", 0]);
+  assert.deepEqual([rb.stdout, rb.stderr, rb.exitCode], ["179700\n", "", 0]);
+  assert.deepEqual(seenA, Array.from({ length: 1200 }, (_, i) => i));
+  assert.deepEqual(seenB, Array.from({ length: 600 }, (_, n) => n));
+  await a.close();
+  await b.close();
+});
+
 test("number results arrive as the numbers JSON.parse makes of them", async () => {
   const values = [0, -0, 1001, -7, 2147483647, -2147483648, 2147483648, -2147483649, 1.5, 1e21, 2 ** 53 + 2, 10, 100000];
   const sb = await Sandbox.create({
