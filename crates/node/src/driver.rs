@@ -15,13 +15,17 @@
 //! flood of instantly-answering tools cannot starve the loop's timers.
 //!
 //! Tool messages made while a run is polled are collected and handed over
-//! once the poll returns: on the JavaScript thread to the dispatcher
-//! directly (never from inside the poll: the guest's stack is a wasmtime
-//! fiber, where V8 must not run), in the pool through a threadsafe function,
-//! all of one poll in one call. A poll ends when the guest waits or at its
-//! next epoch tick, so a message waits at most one tick, and a `Promise.all`
-//! of a thousand calls costs one wake of the event loop rather than a
-//! thousand. Replies come back by token through `settleToolCall`.
+//! once the poll returns (never from inside it: the guest's stack is a
+//! wasmtime fiber, where V8 must not run). On the JavaScript thread they go
+//! to the dispatcher directly, once the run is handed on, so a run that goes
+//! to the pool computes while the thread serves them. A poll in the pool
+//! puts them in the dispatcher's inbox, which the JavaScript thread empties
+//! whenever it enters the driver (a poll, a reply, a drain), before anything
+//! newer; a threadsafe call made when the inbox was empty wakes an idle
+//! event loop for them. A poll ends when the guest waits or at its next
+//! epoch tick, so a message waits at most one tick, and a `Promise.all` of a
+//! thousand calls costs one wake of the event loop rather than a thousand.
+//! Replies come back by token through `settleToolCall`.
 
 use std::{
     cell::RefCell,
@@ -114,15 +118,14 @@ impl Dispatcher {
             }
         });
         if let Some(message) = message {
-            self.queue(vec![message], true);
+            self.queue(vec![message]);
         }
     }
 
     /// Hands messages to the JavaScript thread: into the inbox, and, when it
-    /// was empty, a note for the thread's next entry into the driver and,
-    /// when `wake`, a threadsafe call that takes it (the thread's event loop
-    /// may be idle; on that thread itself the caller takes the inboxes).
-    fn queue(self: &Arc<Self>, messages: Vec<Message>, wake: bool) {
+    /// was empty, a note for the thread's next entry into the driver and a
+    /// threadsafe call that takes it (the event loop may be idle).
+    fn queue(self: &Arc<Self>, messages: Vec<Message>) {
         let first = {
             let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
             let first = inbox.is_empty();
@@ -131,9 +134,6 @@ impl Dispatcher {
         };
         if first {
             self.owner.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::clone(self));
-            if !wake {
-                return;
-            }
             // Refused (the environment is going away): the replies' senders
             // drop with the messages, and the calls fail as "could not be
             // reached".
@@ -150,7 +150,7 @@ fn take_inboxes(env: &Env) {
     let waiting =
         JS.with(|js| std::mem::take(&mut *js.borrow().inboxes.lock().unwrap_or_else(|e| e.into_inner())));
     for dispatcher in waiting {
-        dispatch(env, &dispatcher);
+        dispatch(env, &dispatcher, dispatcher.take_inbox());
     }
 }
 
@@ -514,10 +514,10 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                 let deferred = task.deferred.take();
                 drop(task);
                 self.state.store(DONE, Ordering::Release);
-                flush(env, outgoing);
                 if let Some(env) = env {
                     take_inboxes(env);
                 }
+                flush(env, outgoing);
                 match deferred {
                     Some(deferred) => {
                         match value {
@@ -551,10 +551,21 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                     }
                 }
                 drop(task);
-                // The messages wait in their dispatchers' inboxes while the
-                // run is handed on: a run that goes on in the pool computes
-                // there while this thread serves them.
-                flush(env, outgoing);
+                // On the JavaScript thread, this poll's messages are served
+                // once the run is handed on: a run that goes on in the pool
+                // computes there while this thread serves them. Messages of
+                // earlier polls in the pool go first, so each sandbox's
+                // arrive in order (later ones wait in the inbox).
+                let outgoing = match env {
+                    Some(env) => {
+                        take_inboxes(env);
+                        outgoing
+                    }
+                    None => {
+                        flush(None, outgoing);
+                        Vec::new()
+                    }
+                };
                 if self.state.compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_err() {
                     // Woken during its own poll: the guest yielded at an
                     // epoch tick, or a wake came from another thread. On the
@@ -569,8 +580,8 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                         _ => to_pool(run),
                     }
                 }
-                if let Some(env) = env {
-                    take_inboxes(env);
+                if env.is_some() {
+                    flush(env, outgoing);
                 }
                 Ok(Step::Pending(promise))
             }
@@ -578,10 +589,9 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
     }
 }
 
-/// Puts the messages of a poll in their dispatchers' inboxes, one batch for
-/// each run of messages to the same dispatcher, after whatever is there: on
-/// the JavaScript thread (`env`) for [`take_inboxes`] to serve, else with a
-/// threadsafe call to wake that thread.
+/// Hands the messages of a poll to their dispatchers, one call for each
+/// run of messages to the same dispatcher: directly on the JavaScript thread
+/// (`env`), else into the dispatcher's inbox.
 fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
     let mut outgoing = outgoing.into_iter().peekable();
     while let Some((dispatcher, first)) = outgoing.next() {
@@ -589,14 +599,15 @@ fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
         while let Some((_, message)) = outgoing.next_if(|(next, _)| Arc::ptr_eq(next, &dispatcher)) {
             batch.push(message);
         }
-        dispatcher.queue(batch, env.is_none());
+        match env {
+            Some(env) => dispatch(env, &dispatcher, batch),
+            None => dispatcher.queue(batch),
+        }
     }
 }
 
-/// Calls `dispatcher` with the messages in its inbox, on the JavaScript
-/// thread.
-fn dispatch(env: &Env, dispatcher: &Dispatcher) {
-    let batch = dispatcher.take_inbox();
+/// Calls `dispatcher` with `batch`, on the JavaScript thread.
+fn dispatch(env: &Env, dispatcher: &Dispatcher, batch: Vec<Message>) {
     if !batch.is_empty() {
         let args = arguments(batch);
         // Kept to forget the reply senders should the call fail; one
