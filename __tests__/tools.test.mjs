@@ -680,6 +680,42 @@ test("two sandboxes at once: one computing in the pool, one calling from the Jav
   await b.close();
 });
 
+test("a tool that starts another sandbox's run while its calls are served keeps its own sandbox's calls in order", async () => {
+  // Starting a run enters the driver from inside the dispatcher: the inner
+  // entry must not serve this sandbox's newer calls before the rest of the
+  // batch being served.
+  const seen = [];
+  const inner = [];
+  const other = await Sandbox.create();
+  const sb = await Sandbox.create({
+    tools: {
+      add: ({ a, b }) => {
+        seen.push(a);
+        if (a % 50 === 7) inner.push(other.run(`console.log(${a})`));
+        return a + b;
+      },
+    },
+    capabilities: [{ method: "add" }],
+    limits: { toolCalls: 2000 },
+  });
+  const r = await sb.run(`
+    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
+    const pending = [];
+    for (let i = 0; i < 1000; i++) {
+      if (i % 150 === 0) spin(2);
+      pending.push(add({ a: i, b: 1 }));
+    }
+    const all = await Promise.all(pending);
+    console.log(all.length, all.every((v, i) => v === i + 1));
+  `);
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["1000 true\n", "", 0]);
+  assert.deepEqual(seen, Array.from({ length: 1000 }, (_, i) => i));
+  const outputs = (await Promise.all(inner)).map((x) => x.stdout);
+  assert.deepEqual(outputs, Array.from({ length: 20 }, (_, k) => `${k * 50 + 7}\n`));
+  await sb.close();
+  await other.close();
+});
+
 test("number results arrive as the numbers JSON.parse makes of them", async () => {
   const values = [0, -0, 1001, -7, 2147483647, -2147483648, 2147483648, -2147483649, 1.5, 1e21, 2 ** 53 + 2, 10, 100000];
   const sb = await Sandbox.create({

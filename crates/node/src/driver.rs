@@ -14,15 +14,14 @@
 //! turn of its event loop: past it, ready runs go on in the pool, and a
 //! flood of instantly-answering tools cannot starve the loop's timers.
 //!
-//! Tool messages made while a run is polled are collected and handed over
-//! once the poll returns (never from inside it: the guest's stack is a
-//! wasmtime fiber, where V8 must not run). On the JavaScript thread they go
-//! to the dispatcher directly, once the run is handed on, so a run that goes
-//! to the pool computes while the thread serves them. A poll in the pool
-//! puts them in the dispatcher's inbox, which the JavaScript thread empties
-//! whenever it enters the driver (a poll, a reply, a drain), before anything
-//! newer; a threadsafe call made when the inbox was empty wakes an idle
-//! event loop for them. A poll ends when the guest waits or at its next
+//! Tool messages made while a run is polled are collected and, once the
+//! poll returns, put in their dispatcher's inbox (never served from inside
+//! the poll: the guest's stack is a wasmtime fiber, where V8 must not run).
+//! The JavaScript thread serves every inbox of its own, in order, whenever
+//! it enters the driver: after a poll there, once the run is handed on (a
+//! run that goes on in the pool computes while the thread serves), on a
+//! reply, on a drain. A poll in the pool also makes a threadsafe call, for
+//! an event loop that may be idle. A poll ends when the guest waits or at its next
 //! epoch tick, so a message waits at most one tick, and a `Promise.all` of a
 //! thousand calls costs one wake of the event loop rather than a thousand.
 //! Replies come back by token through `settleToolCall`.
@@ -33,7 +32,7 @@ use std::{
     future::Future,
     hash::{BuildHasherDefault, Hasher},
     sync::{
-        atomic::{AtomicU8, Ordering},
+        atomic::{AtomicBool, AtomicU8, Ordering},
         Arc, Mutex,
     },
     task::{Context, Poll, Wake, Waker},
@@ -70,16 +69,19 @@ pub(crate) struct Message {
 pub(crate) struct Dispatcher {
     direct: FunctionRef<DispatchArgs, ()>,
     queued: Queued,
-    /// Messages of polls in the pool, in order, until the JavaScript thread
-    /// takes them: when it next enters the driver (a reply, a drain, a run's
-    /// first slice) or when the threadsafe call made for the first of them
-    /// reaches it, whichever comes first. The threadsafe call waits in the
-    /// event loop's queue behind whatever the thread is doing, a run's poll
-    /// there included (up to a turn's budget): a `Promise.all` of a thousand
-    /// calls had its last hundred wait 2 ms that way.
+    /// Messages of polls, in order, until the JavaScript thread serves them:
+    /// when it next enters the driver (a poll there, a reply, a drain) or
+    /// when a threadsafe call made for them reaches it, whichever comes
+    /// first. The threadsafe call waits in the event loop's queue behind
+    /// whatever the thread is doing, a run's poll there included (up to a
+    /// turn's budget): a `Promise.all` of a thousand calls had its last
+    /// hundred wait 2 ms that way.
     inbox: Mutex<Vec<Message>>,
     /// The dispatchers of this JavaScript thread whose inbox is not empty.
     owner: Inboxes,
+    /// Set while the JavaScript thread serves this dispatcher's inbox (see
+    /// [`serve`]); touched on that thread only.
+    serving: AtomicBool,
 }
 
 /// The dispatchers with messages waiting, of one JavaScript thread.
@@ -93,11 +95,20 @@ impl Dispatcher {
             .callee_handled::<false>()
             .weak::<true>()
             .build_callback(|ctx| {
+                // Replies settled at once while these are served queue their
+                // runs, as inside any other call of the driver.
+                let _scope = Scope::enter();
                 take_inboxes(&ctx.env);
                 Ok(FnArgs::from((Either::B(Vec::new()), Either::B(Vec::new()))))
             })?;
         let owner = JS.with(|js| Arc::clone(&js.borrow().inboxes));
-        Ok(Self { direct: function.create_ref()?, queued, inbox: Mutex::new(Vec::new()), owner })
+        Ok(Self {
+            direct: function.create_ref()?,
+            queued,
+            inbox: Mutex::new(Vec::new()),
+            owner,
+            serving: AtomicBool::new(false),
+        })
     }
 
     fn take_inbox(&self) -> Vec<Message> {
@@ -122,10 +133,9 @@ impl Dispatcher {
         }
     }
 
-    /// Hands messages to the JavaScript thread: into the inbox, and, when it
-    /// was empty, a note for the thread's next entry into the driver and a
-    /// threadsafe call that takes it (the event loop may be idle).
-    fn queue(self: &Arc<Self>, messages: Vec<Message>) {
+    /// Appends messages to the inbox; notes the dispatcher for its thread's
+    /// next [`take_inboxes`] when the inbox was empty.
+    fn put(self: &Arc<Self>, messages: Vec<Message>) {
         let first = {
             let mut inbox = self.inbox.lock().unwrap_or_else(|e| e.into_inner());
             let first = inbox.is_empty();
@@ -134,12 +144,22 @@ impl Dispatcher {
         };
         if first {
             self.owner.lock().unwrap_or_else(|e| e.into_inner()).push(Arc::clone(self));
-            // Refused (the environment is going away): the replies' senders
-            // drop with the messages, and the calls fail as "could not be
-            // reached".
-            if self.queued.call((), ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
-                drop(self.take_inbox());
-            }
+        }
+    }
+
+    /// Hands messages to the JavaScript thread from another: into the
+    /// inbox, and a threadsafe call that takes it, for an event loop that
+    /// may be idle.
+    fn queue(self: &Arc<Self>, messages: Vec<Message>) {
+        self.put(messages);
+        // A call for every batch (one per poll), not only for a first one:
+        // a call accepted just before the environment went away may never
+        // run, and only the next call tells. Refused: the inbox's messages
+        // and their replies' senders drop, the calls fail as "could not be
+        // reached", and the thread's list lets the dispatcher go.
+        if self.queued.call((), ThreadsafeFunctionCallMode::NonBlocking) != Status::Ok {
+            drop(self.take_inbox());
+            self.owner.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| !Arc::ptr_eq(d, self));
         }
     }
 }
@@ -150,7 +170,7 @@ fn take_inboxes(env: &Env) {
     let waiting =
         JS.with(|js| std::mem::take(&mut *js.borrow().inboxes.lock().unwrap_or_else(|e| e.into_inner())));
     for dispatcher in waiting {
-        dispatch(env, &dispatcher, dispatcher.take_inbox());
+        serve(env, &dispatcher);
     }
 }
 
@@ -514,10 +534,10 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                 let deferred = task.deferred.take();
                 drop(task);
                 self.state.store(DONE, Ordering::Release);
+                flush(env, outgoing);
                 if let Some(env) = env {
                     take_inboxes(env);
                 }
-                flush(env, outgoing);
                 match deferred {
                     Some(deferred) => {
                         match value {
@@ -551,21 +571,11 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                     }
                 }
                 drop(task);
-                // On the JavaScript thread, this poll's messages are served
-                // once the run is handed on: a run that goes on in the pool
-                // computes there while this thread serves them. Messages of
-                // earlier polls in the pool go first, so each sandbox's
-                // arrive in order (later ones wait in the inbox).
-                let outgoing = match env {
-                    Some(env) => {
-                        take_inboxes(env);
-                        outgoing
-                    }
-                    None => {
-                        flush(None, outgoing);
-                        Vec::new()
-                    }
-                };
+                // Into the inboxes before the run is handed on (newer
+                // messages of its next poll go after these), served once it
+                // is: a run that goes on in the pool computes there while
+                // this thread serves them.
+                flush(env, outgoing);
                 if self.state.compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_err() {
                     // Woken during its own poll: the guest yielded at an
                     // epoch tick, or a wake came from another thread. On the
@@ -580,8 +590,8 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                         _ => to_pool(run),
                     }
                 }
-                if env.is_some() {
-                    flush(env, outgoing);
+                if let Some(env) = env {
+                    take_inboxes(env);
                 }
                 Ok(Step::Pending(promise))
             }
@@ -589,9 +599,9 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
     }
 }
 
-/// Hands the messages of a poll to their dispatchers, one call for each
-/// run of messages to the same dispatcher: directly on the JavaScript thread
-/// (`env`), else into the dispatcher's inbox.
+/// Puts the messages of a poll in their dispatchers' inboxes, one batch for
+/// each run of messages to the same dispatcher: on the JavaScript thread
+/// (`env`) for its caller's [`take_inboxes`], else with a threadsafe call.
 fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
     let mut outgoing = outgoing.into_iter().peekable();
     while let Some((dispatcher, first)) = outgoing.next() {
@@ -600,15 +610,26 @@ fn flush(env: Option<&Env>, outgoing: Vec<(Arc<Dispatcher>, Message)>) {
             batch.push(message);
         }
         match env {
-            Some(env) => dispatch(env, &dispatcher, batch),
+            Some(_) => dispatcher.put(batch),
             None => dispatcher.queue(batch),
         }
     }
 }
 
-/// Calls `dispatcher` with `batch`, on the JavaScript thread.
-fn dispatch(env: &Env, dispatcher: &Dispatcher, batch: Vec<Message>) {
-    if !batch.is_empty() {
+/// Calls `dispatcher` with the messages in its inbox, on the JavaScript
+/// thread, until it is empty. Inside that call JavaScript may enter the
+/// driver again (a tool that starts another sandbox's run at once): the
+/// inbox then only grows, and the loop here serves what came after, so one
+/// sandbox's messages reach JavaScript in the order they were made.
+fn serve(env: &Env, dispatcher: &Dispatcher) {
+    if dispatcher.serving.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    loop {
+        let batch = dispatcher.take_inbox();
+        if batch.is_empty() {
+            break;
+        }
         let args = arguments(batch);
         // Kept to forget the reply senders should the call fail; one
         // message (the common case) needs no copy on the heap.
@@ -628,6 +649,7 @@ fn dispatch(env: &Env, dispatcher: &Dispatcher, batch: Vec<Message>) {
             });
         }
     }
+    dispatcher.serving.store(false, Ordering::Release);
 }
 
 impl<T: 'static + Send + ToNapiValue> Runnable for Driver<T> {
