@@ -140,3 +140,10 @@ export declare function setRunResultMaker(make: (...fields: any[]) => unknown): 
  * Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
  */
 export declare function settleToolCall(token: number, reply: string, last: boolean): number
+
+/**
+ * [`settle_tool_call`] for several answers of one sandbox, in the order
+ * they settled (`tokens[i]` answered by `replies[i]`): one crossing for
+ * the replies of a `Promise.all` that settle together.
+ */
+export declare function settleToolCalls(tokens: Array<number>, replies: Array<string>, last: boolean): number

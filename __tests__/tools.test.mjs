@@ -251,6 +251,40 @@ test("a late result after the run ended is dropped", async () => {
   await sb.close();
 });
 
+test("results that arrived but that a run never took do not settle the next run's calls", async () => {
+  // Call ids start from 0 in every run; a result left over from the last
+  // run (one of a batch that came together, or one kept aside while the
+  // shell waited for its own call) must not answer a new call of that id.
+  let slowAnswer;
+  const sb = await Sandbox.create({
+    tools: {
+      add: async ({ a, b }) => a + b,
+      slow: () => new Promise((r) => { slowAnswer = r; }),
+    },
+    capabilities: [{ method: "add" }, { method: "slow" }],
+  });
+  const first = await sb.run("const p = [add({ a: 1, b: 1 }), add({ a: 10, b: 10 })]; return await p[0]");
+  assert.deepEqual([first.exitCode, first.value, first.stderr], [0, "2", ""]);
+  const second = await sb.run("return JSON.stringify(await Promise.all([add({ a: 100, b: 0 }), add({ a: 200, b: 0 })]))");
+  assert.deepEqual([second.exitCode, second.value, second.stderr], [0, "[100,200]", ""]);
+
+  // Call 0 answers while the shell waits for call 1, which the script's
+  // promise does not wait for once the shell is done.
+  const waiting = sb.run(`
+    const early = add({ a: 5, b: 5 });
+    const r = await shell("tool slow");
+    return r.stdout.trim();
+  `);
+  while (!slowAnswer) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 20));
+  slowAnswer("late");
+  const third = await waiting;
+  assert.deepEqual([third.exitCode, third.value, third.stderr], [0, '"late"', ""]);
+  const fourth = await sb.run("return JSON.stringify([await add({ a: 7, b: 0 }), await add({ a: 8, b: 0 })])");
+  assert.deepEqual([fourth.exitCode, fourth.value, fourth.stderr], [0, "[7,8]", ""]);
+  await sb.close();
+});
+
 test("default deny: registered but not granted, or not registered at all", async () => {
   const { calls, fn } = recorder();
   const sb = await Sandbox.create({ tools: { granted: fn(), hidden: fn() }, capabilities: [{ method: "granted" }] });

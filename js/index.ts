@@ -529,6 +529,8 @@ interface NativeModule {
   NativeCancel: new () => NativeCancel;
   /** Answers a tool message; `last` when no other call of the sandbox is in flight. */
   settleToolCall(token: number, reply: string, last: boolean): number;
+  /** Answers several tool messages of one sandbox, in the order they settled. */
+  settleToolCalls(tokens: number[], replies: string[], last: boolean): number;
   /** Continues the runs a reply made ready, on this thread; `true` asks for `drainLater` after the loop turns. */
   drainReady(): boolean;
   /** Continues the runs deferred past a turn's budget; `true` asks to be queued again. */
@@ -994,10 +996,37 @@ function prepare(options: SandboxOptions): {
     let seq = 0;
     // Calls sent to this sandbox's tools and not answered yet.
     let inFlight = 0;
+    // Replies that settled while other calls of this sandbox were in
+    // flight: they cross together, when the last call settles or in a
+    // microtask, whichever comes first (a `Promise.all` of a thousand calls
+    // is one crossing, not a thousand).
+    let doneTokens: number[] = [];
+    let doneReplies: string[] = [];
+    let flushQueued = false;
+    const flush = (): void => {
+      flushQueued = false;
+      if (doneTokens.length === 0) return;
+      const tokens = doneTokens;
+      const replies = doneReplies;
+      doneTokens = [];
+      doneReplies = [];
+      afterSettle(native.settleToolCalls(tokens, replies, inFlight === 0));
+    };
     const settle = (token: number, reply: string): void => {
       if (token === 0) return;
       inFlight--;
-      afterSettle(native.settleToolCall(token, reply, inFlight === 0));
+      if (inFlight === 0 && doneTokens.length === 0) {
+        // The only call in flight (an awaited call in a loop): at once.
+        afterSettle(native.settleToolCall(token, reply, true));
+        return;
+      }
+      doneTokens.push(token);
+      doneReplies.push(reply);
+      if (inFlight === 0) flush();
+      else if (!flushQueued) {
+        flushQueued = true;
+        queueMicrotask(flush);
+      }
     };
     // Answers one message: at once, or when the tool's promise settles.
     // Runs for every call, so it avoids an async wrapper (two promises).

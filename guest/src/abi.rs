@@ -28,6 +28,7 @@ pub extern "C" fn cordon_init() {
 #[no_mangle]
 pub extern "C" fn cordon_run(len: i32) -> i64 {
     let bytes = crate::host::take(usize::try_from(len).unwrap_or(0));
+    crate::host::forget_events();
     let outcome = match decode(&bytes) {
         Ok(request) => crate::run(request),
         Err(err) => RunOutcome {

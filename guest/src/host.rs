@@ -53,6 +53,9 @@ thread_local! {
     /// Tool events that arrived while the shell waited for its own call,
     /// kept for JavaScript (`await shell(…)` runs the shell inside a run).
     static STASH: RefCell<VecDeque<Vec<u8>>> = const { RefCell::new(VecDeque::new()) };
+    /// The rest of the host's last batch of events: taken before the host
+    /// is asked again, as if each had come from a wait of its own.
+    static BATCH: RefCell<VecDeque<Vec<u8>>> = const { RefCell::new(VecDeque::new()) };
     /// Output of a nested run (`shell()` from JavaScript, `js -e` from the
     /// shell), collected instead of written: (stdout, stderr).
     static CAPTURE: RefCell<Vec<(Vec<u8>, Vec<u8>)>> = const { RefCell::new(Vec::new()) };
@@ -60,6 +63,14 @@ thread_local! {
 
 /// The most a nested run's captured output keeps per stream.
 const CAPTURE_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Drops the events a run left untaken (stashed, or the rest of a batch):
+/// call ids start from 0 again in every run, and an old event must not
+/// settle a new call.
+pub fn forget_events() {
+    STASH.with(|s| s.borrow_mut().clear());
+    BATCH.with(|b| b.borrow_mut().clear());
+}
 
 /// Keeps an event for a later [`wait`].
 pub fn stash(event: Vec<u8>) {
@@ -92,15 +103,38 @@ pub fn wait(timeout_ms: i64) -> Waited {
     wait_host(timeout_ms)
 }
 
-/// Waits on the host only, ignoring stashed events.
+/// Waits on the host only, ignoring stashed events (but not the rest of the
+/// host's last batch).
 pub fn wait_host(timeout_ms: i64) -> Waited {
+    if let Some(event) = BATCH.with(|b| b.borrow_mut().pop_front()) {
+        return Waited::Event(event);
+    }
     // SAFETY: a plain call; the host returns a length or a status.
     let len = unsafe { host_wait(timeout_ms) };
     match usize::try_from(len) {
         Ok(0) => Waited::Timeout,
-        Ok(len) => Waited::Event(take(len)),
+        Ok(len) => Waited::Event(first_of_batch(take(len))),
         Err(_) => Waited::Idle,
     }
+}
+
+/// The first event of a batch from the host; the others wait in [`BATCH`].
+/// A batch that does not split is passed on whole: reading it as an event
+/// then fails, and the caller reports that.
+fn first_of_batch(mut batch: Vec<u8>) -> Vec<u8> {
+    let head = batch.first_chunk::<4>().map(|head| u32::from_le_bytes(*head) as usize);
+    if head == Some(batch.len().wrapping_sub(4)) {
+        // Most waits bring one event: its bytes stay where they are.
+        batch.drain(..4);
+        return batch;
+    }
+    let Ok(events) = cordon_protocol::split_batch(&batch) else {
+        return batch;
+    };
+    let mut events = events.into_iter();
+    let first = events.next().map(<[u8]>::to_vec).unwrap_or_default();
+    BATCH.with(|b| b.borrow_mut().extend(events.map(<[u8]>::to_vec)));
+    first
 }
 
 /// An output stream of the run.

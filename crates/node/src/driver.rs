@@ -294,17 +294,40 @@ const QUEUE_LATER: u32 = 2;
 /// Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
 #[napi]
 pub fn settle_tool_call(env: Env, token: f64, reply: String, last: bool) -> u32 {
-    let sender = JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
     // Inside another call from JavaScript (a tool answered synchronously
     // while its call was sent), runs only queue.
     let nested = JS.with(|js| js.borrow().depth > 0);
     let _scope = Scope::enter();
+    send_reply(token, reply);
+    after_replies(&env, last && !nested)
+}
+
+/// [`settle_tool_call`] for several answers of one sandbox, in the order
+/// they settled (`tokens[i]` answered by `replies[i]`): one crossing for
+/// the replies of a `Promise.all` that settle together.
+#[napi]
+pub fn settle_tool_calls(env: Env, tokens: Vec<f64>, replies: Vec<String>, last: bool) -> u32 {
+    let nested = JS.with(|js| js.borrow().depth > 0);
+    let _scope = Scope::enter();
+    for (token, reply) in tokens.into_iter().zip(replies) {
+        send_reply(token, reply);
+    }
+    after_replies(&env, last && !nested)
+}
+
+/// Hands a reply to its run, which it wakes; the run lands in `ready` (it
+/// never runs in here).
+fn send_reply(token: f64, reply: String) {
+    let sender = JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
     if let Some(sender) = sender {
-        // Wakes the run; it lands in `ready` (it never runs in here).
         let _ = sender.send(reply);
     }
-    if last && !nested {
-        drain(&env, true);
+}
+
+/// After replies: drains at once when `now`, else says what to queue.
+fn after_replies(env: &Env, now: bool) -> u32 {
+    if now {
+        drain(env, true);
         return if later_wanted() { QUEUE_LATER } else { QUEUE_NOTHING };
     }
     JS.with(|js| {

@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -29,10 +29,11 @@ pub mod abi {
     pub const IMPORT_TOOL_CALL: &str = "tool_call";
     /// Host import `wait(timeout_ms: i64) -> i32` (asynchronous on the host):
     /// wait for the next [`ToolEvent`](crate::ToolEvent), at most `timeout_ms`
-    /// (-1: no timeout). Returns the length of the event's wire form
-    /// ([`ToolEvent::to_wire`](crate::ToolEvent::to_wire); read it with
-    /// `take`), 0 when the timeout passed, or -1 when no call is pending and
-    /// there is no timeout.
+    /// (-1: no timeout). Returns the length of a batch of events (read it
+    /// with `take`, split it with [`split_batch`](crate::split_batch)): the
+    /// first that came, then those already there with it, in the order the
+    /// guest is to take them. Returns 0 when the timeout passed, or -1 when
+    /// no call is pending and there is no timeout.
     pub const IMPORT_WAIT: &str = "wait";
     /// Host import `take(ptr: i32, len: i32)`: copy the event announced by
     /// `wait` into the guest buffer `ptr..ptr+len`.
@@ -142,12 +143,29 @@ impl ToolEvent {
     /// text as it is, or for an error each of code, reason (when present)
     /// and message as a u32 LE length and UTF-8 bytes.
     pub fn to_wire(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16);
+        self.write_wire(&mut out);
+        out
+    }
+
+    /// Appends the event to a batch for `wait`: the length of its wire form
+    /// (u32 LE), then the wire form.
+    pub fn write_framed(&self, batch: &mut Vec<u8>) {
+        let at = batch.len();
+        batch.extend_from_slice(&[0; 4]);
+        self.write_wire(batch);
+        let len = u32::try_from(batch.len() - at - 4).unwrap_or(u32::MAX);
+        if let Some(head) = batch.get_mut(at..at + 4) {
+            head.copy_from_slice(&len.to_le_bytes());
+        }
+    }
+
+    fn write_wire(&self, out: &mut Vec<u8>) {
         fn field(out: &mut Vec<u8>, text: &str) {
             // Lengths above u32 cannot occur: the guest's memory is 32-bit.
             out.extend_from_slice(&u32::try_from(text.len()).unwrap_or(u32::MAX).to_le_bytes());
             out.extend_from_slice(text.as_bytes());
         }
-        let mut out = Vec::with_capacity(16);
         match &self.result {
             ToolResult::Ok { json } => {
                 out.push(EVENT_OK);
@@ -157,14 +175,13 @@ impl ToolEvent {
             ToolResult::Error { code, reason, message } => {
                 out.push(if reason.is_some() { EVENT_ERROR_WITH_REASON } else { EVENT_ERROR });
                 out.extend_from_slice(&self.id.to_le_bytes());
-                field(&mut out, code);
+                field(out, code);
                 if let Some(reason) = reason {
-                    field(&mut out, reason);
+                    field(out, reason);
                 }
-                field(&mut out, message);
+                field(out, message);
             }
         }
-        out
     }
 
     /// Reads the wire form written by [`ToolEvent::to_wire`]; anything else
@@ -205,6 +222,27 @@ impl ToolEvent {
         };
         Ok(ToolEvent { id, result })
     }
+}
+
+/// The wire forms of the events in a batch written by
+/// [`ToolEvent::write_framed`], in order; a batch that is empty, cut short
+/// or has bytes past its last event is an error, never a panic.
+pub fn split_batch(mut bytes: &[u8]) -> Result<Vec<&[u8]>, CodecError> {
+    fn err(why: &'static str) -> CodecError {
+        CodecError(CodecErrorKind::Event(why))
+    }
+    if bytes.is_empty() {
+        return Err(err("empty batch"));
+    }
+    let mut events = Vec::new();
+    while !bytes.is_empty() {
+        let (len, rest) = bytes.split_first_chunk::<4>().ok_or_else(|| err("truncated batch"))?;
+        let len = usize::try_from(u32::from_le_bytes(*len)).map_err(|_| err("length too large"))?;
+        let (event, rest) = rest.split_at_checked(len).ok_or_else(|| err("truncated batch"))?;
+        events.push(event);
+        bytes = rest;
+    }
+    Ok(events)
 }
 
 /// The result of a tool call, as data.
@@ -375,6 +413,34 @@ mod tests {
                 assert!(ToolEvent::from_wire(&longer).is_err());
             }
         }
+    }
+
+    #[test]
+    fn batches_split_into_their_events() {
+        let a = ToolEvent { id: 1, result: ToolResult::Ok { json: "1001".into() } };
+        let b = ToolEvent {
+            id: 2,
+            result: ToolResult::Error { code: "DENIED".into(), reason: None, message: "no".into() },
+        };
+        let mut batch = Vec::new();
+        a.write_framed(&mut batch);
+        b.write_framed(&mut batch);
+        assert_eq!(&batch[..4], &9u32.to_le_bytes());
+        let events = split_batch(&batch).unwrap();
+        assert_eq!(events, [a.to_wire(), b.to_wire()]);
+        // Every shorter prefix that does not end on an event is refused.
+        let ends = [4 + a.to_wire().len(), batch.len()];
+        for cut in 0..batch.len() {
+            let split = split_batch(&batch[..cut]);
+            assert_eq!(split.is_ok(), ends.contains(&cut), "prefix {cut}");
+        }
+        assert_eq!(split_batch(&[]).unwrap_err().to_string(), "malformed tool event: empty batch");
+        // A zero-length event splits; reading it is what refuses it.
+        assert_eq!(split_batch(&[0, 0, 0, 0]).unwrap(), [&[] as &[u8]]);
+        assert_eq!(
+            split_batch(&[5, 0, 0, 0, 1]).unwrap_err().to_string(),
+            "malformed tool event: truncated batch"
+        );
     }
 
     #[test]

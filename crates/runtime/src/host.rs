@@ -4,6 +4,7 @@
 use std::{
     pin::Pin,
     sync::{Arc, Mutex},
+    task::Poll,
     time::{Duration, Instant},
 };
 
@@ -250,8 +251,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
     Ok(())
 }
 
-/// The `wait` import: the next tool event, a timeout (0), or nothing to wait
-/// for (-1). The run's deadline and cancellation apply while waiting.
+/// Where a `wait` stops adding events that are already there to its batch
+/// (one event, however large, always goes).
+const BATCH_BYTES: usize = 64 * 1024;
+
+/// The `wait` import: a batch of tool events (its length), a timeout (0), or
+/// nothing to wait for (-1). The run's deadline and cancellation apply while waiting.
 async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
     if state.tracer.is_replay() {
         // The trace decides: no tool runs and no timer is waited for.
@@ -260,9 +265,10 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
             Some(None) => return Ok(0),
             None => return Ok(-1),
         };
-        let bytes = event.to_wire();
-        let len = i32::try_from(bytes.len())?;
-        state.taken = Some(bytes);
+        let mut batch = Vec::new();
+        event.write_framed(&mut batch);
+        let len = i32::try_from(batch.len())?;
+        state.taken = Some(batch);
         return Ok(len);
     }
     let event = match state.tools.next_ready() {
@@ -292,10 +298,28 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
             }
         }
     };
-    state.tracer.record_wait(event.as_ref());
-    let Some(event) = event else { return Ok(0) };
-    let bytes = event.to_wire();
-    let len = i32::try_from(bytes.len())?;
-    state.taken = Some(bytes);
+    let Some(first) = event else {
+        state.tracer.record_wait(None);
+        return Ok(0);
+    };
+    // The events already there go with the first, up to a batch's size: the
+    // replies of a `Promise.all` that settled together cross in one wait
+    // rather than one each. The guest takes them one by one, as it would
+    // take them from separate waits, and a trace records each.
+    let mut batch = Vec::with_capacity(64);
+    let mut next = Some(first);
+    while let Some(event) = next {
+        state.tracer.record_wait(Some(&event));
+        event.write_framed(&mut batch);
+        if batch.len() >= BATCH_BYTES {
+            break;
+        }
+        next = match state.tools.next_ready() {
+            Some(event) => Some(event),
+            None => std::future::poll_fn(|cx| Poll::Ready(state.tools.completed_now(cx))).await,
+        };
+    }
+    let len = i32::try_from(batch.len())?;
+    state.taken = Some(batch);
     Ok(len)
 }

@@ -109,7 +109,8 @@ impl<T> Pending<T> {
         std::future::poll_fn(|cx| self.poll_next(cx)).await
     }
 
-    fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    /// [`Self::next`], polled once with the run's `cx`.
+    pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         if self.len == 0 {
             return Poll::Ready(None);
         }

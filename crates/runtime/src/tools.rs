@@ -198,7 +198,21 @@ impl ToolState {
 
     /// Waits for the next allowed call to complete.
     pub(crate) async fn next_completed(&mut self) -> Option<ToolEvent> {
-        let (id, index, result, bytes) = self.pending.next().await?;
+        let done = self.pending.next().await?;
+        Some(self.completed(done))
+    }
+
+    /// The next allowed call that has completed already, if any (`cx` is
+    /// the run's: the set registers it, as a wait would).
+    pub(crate) fn completed_now(&mut self, cx: &mut std::task::Context<'_>) -> Option<ToolEvent> {
+        match self.pending.poll_next(cx) {
+            std::task::Poll::Ready(Some(done)) => Some(self.completed(done)),
+            _ => None,
+        }
+    }
+
+    /// Notes a completed call in its record.
+    fn completed(&mut self, (id, index, result, bytes): Completion) -> ToolEvent {
         if let Some((record, started, done)) = self.records.get_mut(index) {
             *done = true;
             record.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -215,7 +229,7 @@ impl ToolState {
                 context.tools.host.record(record);
             }
         }
-        Some(ToolEvent { id, result })
+        ToolEvent { id, result }
     }
 
     /// Decides a call and starts it when allowed; returns its id.
