@@ -52,6 +52,13 @@ use napi_derive::napi;
 /// event loop (the same bound as a guest's slice: one epoch tick).
 const TURN_BUDGET: Duration = Duration::from_millis(1);
 
+/// A run on the JavaScript thread whose poll made this many tool messages
+/// and that goes on computing is handed to the pool at once, to make more
+/// while this thread serves these (a `Promise.all` of a thousand calls),
+/// rather than after the turn's budget. A poll that made fewer (an epoch
+/// tick in a loop of awaited calls) stays.
+const HAND_OFF_CALLS: usize = 64;
+
 /// `(message, token)` or `(messages, tokens)`: the JavaScript dispatcher; it
 /// answers a non-zero token through [`settle_tool_call`].
 pub(crate) type DispatchArgs = FnArgs<(Either<String, Vec<String>>, Either<f64, Vec<f64>>)>;
@@ -594,6 +601,7 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                     }
                 }
                 drop(task);
+                let many_calls = outgoing.len() >= HAND_OFF_CALLS;
                 // Into the inboxes before the run is handed on (newer
                 // messages of its next poll go after these), served once it
                 // is: a run that goes on in the pool computes there while
@@ -601,13 +609,15 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
                 flush(env, outgoing);
                 if self.state.compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire).is_err() {
                     // Woken during its own poll: the guest yielded at an
-                    // epoch tick, or a wake came from another thread. On the
-                    // JavaScript thread it goes on here while the turn's
-                    // budget lasts, else in the pool.
+                    // epoch tick or after many calls, or a wake came from
+                    // another thread. On the JavaScript thread it goes on
+                    // here while the turn's budget lasts, else in the pool;
+                    // one that made many calls goes to the pool at once, to
+                    // go on while this thread serves them.
                     self.state.store(SCHEDULED, Ordering::Release);
                     let run = Arc::clone(self) as Arc<dyn Runnable>;
                     match env {
-                        Some(env) if !over_budget(loop_turn(env)) => {
+                        Some(env) if !many_calls && !over_budget(loop_turn(env)) => {
                             JS.with(|js| js.borrow_mut().ready.push_back((run, true)))
                         }
                         _ => to_pool(run),

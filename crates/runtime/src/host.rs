@@ -9,7 +9,9 @@ use std::{
 };
 
 use cordon_protocol::abi;
-use wasmtime::{Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut, UpdateDeadline};
+use wasmtime::{
+    AsContextMut, Caller, Extern, Linker, Memory, ResourceLimiter, StoreContextMut, UpdateDeadline,
+};
 
 use crate::{
     cpu::CpuMeter, entropy::Entropy, error::Stop, fs, mounts::Tree, output::Captured, sandbox::CancelFlag,
@@ -34,7 +36,17 @@ pub(crate) struct HostState {
     pub(crate) tracer: Tracer,
     /// The guest's memory, once a host call looked it up.
     pub(crate) memory: Option<Memory>,
+    /// Tool calls since the guest last yielded or waited (see
+    /// [`CALLS_PER_SLICE`]).
+    calls_in_slice: u32,
 }
+
+/// A guest that starts this many tool calls without waiting yields at its
+/// next epoch check, as at a tick: whoever polls the run gets the calls so
+/// far and can have them served while the guest goes on (the Node binding
+/// serves them on the JavaScript thread while the run goes on in its
+/// pool), instead of after the guest's whole slice.
+const CALLS_PER_SLICE: u32 = 256;
 
 impl HostState {
     pub(crate) fn new(memory_limit: usize, tools: ToolState, fs: Arc<Mutex<Tree>>, entropy: Entropy) -> Self {
@@ -49,6 +61,7 @@ impl HostState {
             taken: None,
             tracer: Tracer::Off,
             memory: None,
+            calls_in_slice: 0,
         }
     }
 
@@ -125,7 +138,8 @@ impl ResourceLimiter for MemoryLimiter {
 }
 
 /// Called by wasmtime on every epoch tick while the guest runs.
-pub(crate) fn on_epoch(ctx: StoreContextMut<'_, HostState>) -> wasmtime::Result<UpdateDeadline> {
+pub(crate) fn on_epoch(mut ctx: StoreContextMut<'_, HostState>) -> wasmtime::Result<UpdateDeadline> {
+    ctx.data_mut().calls_in_slice = 0;
     let Some(run) = &ctx.data().run else {
         return Ok(UpdateDeadline::Continue(1));
     };
@@ -205,6 +219,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                     state.tools.start(name, args)
                 }
             };
+            state.calls_in_slice += 1;
+            if state.calls_in_slice >= CALLS_PER_SLICE {
+                state.calls_in_slice = 0;
+                // The deadline is the current epoch: the next check yields.
+                caller.as_context_mut().set_epoch_deadline(0);
+            }
             Ok(i32::try_from(id & 0x7fff_ffff).unwrap_or(0))
         },
     )?;
@@ -258,6 +278,7 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// The `wait` import: a batch of tool events (its length), a timeout (0), or
 /// nothing to wait for (-1). The run's deadline and cancellation apply while waiting.
 async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
+    state.calls_in_slice = 0;
     if state.tracer.is_replay() {
         // The trace decides: no tool runs and no timer is waited for.
         let event = match state.tracer.replay_wait() {
