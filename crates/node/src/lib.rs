@@ -304,8 +304,8 @@ fn call_message(kind: &str, call: &ToolInvocation) -> String {
 }
 
 impl ToolHost for NodeTools {
-    fn call(&self, call: ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
-        let reply = self.send(call_message("call", &call));
+    fn call(&self, call: &ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
+        let reply = self.send(call_message("call", call));
         Box::pin(async move {
             // The dispatcher answers "o<json>" or "<code>\n<message>".
             let Some(reply) = reply.await else {
@@ -325,8 +325,8 @@ impl ToolHost for NodeTools {
         })
     }
 
-    fn approve(&self, call: ToolInvocation) -> BoxFuture<bool> {
-        let reply = self.send(call_message("approve", &call));
+    fn approve(&self, call: &ToolInvocation) -> BoxFuture<bool> {
+        let reply = self.send(call_message("approve", call));
         Box::pin(async move { reply.await.as_deref() == Some("true") })
     }
 

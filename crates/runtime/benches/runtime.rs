@@ -21,11 +21,10 @@ use cordon_runtime::{
 struct Add;
 
 impl ToolHost for Add {
-    fn call(&self, call: ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
-        Box::pin(async move {
-            let v: serde_json::Value = serde_json::from_str(&call.args_json).unwrap();
-            Ok((v["a"].as_i64().unwrap() + v["b"].as_i64().unwrap()).to_string())
-        })
+    fn call(&self, call: &ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
+        let v: serde_json::Value = serde_json::from_str(&call.args_json).unwrap();
+        let sum = (v["a"].as_i64().unwrap() + v["b"].as_i64().unwrap()).to_string();
+        Box::pin(async move { Ok(sum) })
     }
 }
 

@@ -42,11 +42,11 @@ pub enum ToolFailure {
 /// The embedder's side of tool calls (the Node binding implements it).
 pub trait ToolHost: Send + Sync + 'static {
     /// Runs an allowed call; resolves to the result as JSON text.
-    fn call(&self, call: ToolInvocation) -> BoxFuture<Result<String, ToolFailure>>;
+    fn call(&self, call: &ToolInvocation) -> BoxFuture<Result<String, ToolFailure>>;
 
     /// Asks whether a call of a `requireApproval` capability may proceed.
     /// The default refuses.
-    fn approve(&self, _call: ToolInvocation) -> BoxFuture<bool> {
+    fn approve(&self, _call: &ToolInvocation) -> BoxFuture<bool> {
         Box::pin(async { false })
     }
 
@@ -95,7 +95,17 @@ struct Context {
     limits: ToolLimits,
 }
 
-type Completion = (u32, usize, ToolResult, Option<u64>);
+/// A call's id, its record's index, and how it ended.
+type Completion = (u32, usize, Ended);
+
+/// How an allowed call ended.
+enum Ended {
+    /// The host did not approve it.
+    Refused,
+    /// It did not answer within the tool timeout.
+    TimedOut,
+    Answered(Result<String, ToolFailure>),
+}
 
 /// Per-store state of tool calls.
 pub(crate) struct ToolState {
@@ -211,23 +221,56 @@ impl ToolState {
         }
     }
 
-    /// Notes a completed call in its record.
-    fn completed(&mut self, (id, index, result, bytes): Completion) -> ToolEvent {
-        if let Some((record, started, done)) = self.records.get_mut(index) {
-            *done = true;
-            record.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
-            record.result_bytes = bytes;
-            if let ToolResult::Error { code, reason, message } = &result {
-                record.code = Some(code.clone());
-                record.message = Some(message.clone());
-                if reason.as_deref() == Some("approval") {
-                    record.decision = "denied";
-                    record.reason = reason.clone();
-                }
+    /// The event of a call that ended, noted in its record (whose tool name
+    /// the messages use).
+    fn completed(&mut self, (id, index, ended): Completion) -> ToolEvent {
+        let Some((record, started, done)) = self.records.get_mut(index) else {
+            // Not reached: a record lives as long as its call's future.
+            return ToolEvent { id, result: error("TOOL_ERROR", None, "the call's record is gone".into()) };
+        };
+        let name = &record.tool;
+        let limits = self.context.as_ref().map(|c| c.limits);
+        let result = match ended {
+            Ended::Refused => error(
+                "DENIED",
+                Some("approval"),
+                format!("{name} denied: the host did not approve this call"),
+            ),
+            Ended::TimedOut => error(
+                "TOOL_TIMEOUT",
+                None,
+                format!(
+                    "{name} did not answer within {} ms (limits.toolTimeoutMs)",
+                    limits.map_or(0, |l| l.timeout.as_millis())
+                ),
+            ),
+            Ended::Answered(Err(ToolFailure::Failed(message))) => {
+                error("TOOL_ERROR", None, format!("{name} failed: {message}"))
             }
-            if let Some(context) = &self.context {
-                context.tools.host.record(record);
+            Ended::Answered(Err(ToolFailure::InvalidResult(message))) => {
+                error("TOOL_RESULT_INVALID", None, message)
             }
+            Ended::Answered(Err(ToolFailure::TooLarge(message))) => {
+                error("TOOL_RESULT_TOO_LARGE", None, message)
+            }
+            Ended::Answered(Ok(json)) => checked_result(name, json, limits.map_or(0, |l| l.result_bytes)),
+        };
+        *done = true;
+        record.duration_ms = started.elapsed().as_secs_f64() * 1000.0;
+        record.result_bytes = match &result {
+            ToolResult::Ok { json } => u64::try_from(json.len()).ok(),
+            ToolResult::Error { .. } => None,
+        };
+        if let ToolResult::Error { code, reason, message } = &result {
+            record.code = Some(code.clone());
+            record.message = Some(message.clone());
+            if reason.as_deref() == Some("approval") {
+                record.decision = "denied";
+                record.reason = reason.clone();
+            }
+        }
+        if let Some(context) = &self.context {
+            context.tools.host.record(record);
         }
         ToolEvent { id, result }
     }
@@ -283,11 +326,31 @@ impl ToolState {
             // the formatter a piece at a time); the same text.
             args_json: serde_json::to_string(allowed.args()).unwrap_or_else(|_| allowed.args().to_string()),
         };
+        let host = &context.tools.host;
+        // Start the approval or the call now, not when the guest next
+        // waits: tools run while the guest goes on.
+        let deadline = tokio::time::Instant::from_std(started) + context.limits.timeout;
+        // The call now, or the approval now and the call after it (what that
+        // needs is boxed: most calls need no approval, and their future
+        // stays small).
+        let started_now = if allowed.requires_approval() {
+            Started::Approval(Box::new(Approval {
+                asked: host.approve(&invocation),
+                invocation: invocation.clone(),
+                allowed,
+                budgets: Arc::clone(&context.budgets),
+                host: Arc::clone(host),
+            }))
+        } else {
+            Started::Call(host.call(&invocation))
+        };
+        // The record takes the invocation's text; the messages of a failure
+        // are written from it once the call ends.
         let index = self.records.len();
         self.records.push((
             ToolCallRecord {
-                tool: invocation.name.clone(),
-                args: invocation.args_json.clone(),
+                tool: invocation.name,
+                args: invocation.args_json,
                 decision: "allowed",
                 reason: None,
                 code: None,
@@ -298,26 +361,6 @@ impl ToolState {
             started,
             false,
         ));
-        let host = &context.tools.host;
-        let limits = context.limits;
-        // Start the approval or the call now, not when the guest next
-        // waits: tools run while the guest goes on.
-        let deadline = tokio::time::Instant::from_std(started) + limits.timeout;
-        let name = invocation.name.clone();
-        // The call now, or the approval now and the call after it (what that
-        // needs is boxed: most calls need no approval, and their future
-        // stays small).
-        let started_now = if allowed.requires_approval() {
-            Started::Approval(Box::new(Approval {
-                asked: host.approve(invocation.clone()),
-                invocation,
-                allowed,
-                budgets: Arc::clone(&context.budgets),
-                host: Arc::clone(host),
-            }))
-        } else {
-            Started::Call(host.call(invocation))
-        };
         let future = async move {
             let call = match started_now {
                 Started::Call(call) => call,
@@ -325,33 +368,15 @@ impl ToolState {
                     let Approval { asked, invocation, allowed, budgets, host } = *approval;
                     if !asked.await {
                         budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
-                        let message = format!("{name} denied: the host did not approve this call");
-                        return (id, index, error("DENIED", Some("approval"), message), None);
+                        return (id, index, Ended::Refused);
                     }
-                    host.call(invocation)
+                    host.call(&invocation)
                 }
             };
-            let result = match tokio::time::timeout_at(deadline, call).await {
-                Err(_) => error(
-                    "TOOL_TIMEOUT",
-                    None,
-                    format!(
-                        "{name} did not answer within {} ms (limits.toolTimeoutMs)",
-                        limits.timeout.as_millis()
-                    ),
-                ),
-                Ok(Err(ToolFailure::Failed(message))) => {
-                    error("TOOL_ERROR", None, format!("{name} failed: {message}"))
-                }
-                Ok(Err(ToolFailure::InvalidResult(message))) => error("TOOL_RESULT_INVALID", None, message),
-                Ok(Err(ToolFailure::TooLarge(message))) => error("TOOL_RESULT_TOO_LARGE", None, message),
-                Ok(Ok(json)) => checked_result(&name, json, limits.result_bytes),
-            };
-            let bytes = match &result {
-                ToolResult::Ok { json } => u64::try_from(json.len()).ok(),
-                ToolResult::Error { .. } => None,
-            };
-            (id, index, result, bytes)
+            match tokio::time::timeout_at(deadline, call).await {
+                Ok(answer) => (id, index, Ended::Answered(answer)),
+                Err(_) => (id, index, Ended::TimedOut),
+            }
         };
         self.pending.push(Box::pin(future));
         id

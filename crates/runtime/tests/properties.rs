@@ -15,7 +15,7 @@ use proptest::prelude::*;
 struct Recorder(Mutex<Vec<(String, serde_json::Value)>>);
 
 impl ToolHost for Recorder {
-    fn call(&self, call: ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
+    fn call(&self, call: &ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
         let args: serde_json::Value = serde_json::from_str(&call.args_json).unwrap();
         self.0.lock().unwrap().push((call.name.clone(), args));
         Box::pin(async move { Ok("1".to_string()) })

@@ -19,7 +19,8 @@ struct Host {
 }
 
 impl ToolHost for Host {
-    fn call(&self, call: ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
+    fn call(&self, call: &ToolInvocation) -> BoxFuture<Result<String, ToolFailure>> {
+        let call = call.clone();
         self.calls.lock().unwrap().push(call.clone());
         Box::pin(async move {
             match call.name.as_str() {
