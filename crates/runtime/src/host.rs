@@ -220,7 +220,9 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 }
             };
             state.calls_in_slice += 1;
-            if state.calls_in_slice >= CALLS_PER_SLICE {
+            // Only inside a run, whose store yields at its deadline (a store
+            // without the epoch callback would trap there).
+            if state.calls_in_slice >= CALLS_PER_SLICE && state.run.is_some() {
                 state.calls_in_slice = 0;
                 // The deadline is the current epoch: the next check yields.
                 caller.as_context_mut().set_epoch_deadline(0);
