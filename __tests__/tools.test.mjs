@@ -636,6 +636,25 @@ test("the run's log holds each call as onToolCall saw it, with text arguments ke
   await sb.close();
 });
 
+/**
+ * A script that makes `n` calls `add({ a: i, b: 1 })` without awaiting them,
+ * computing for `ms` before every `every`-th (longer than a turn's budget,
+ * so most calls are made while the run is polled in the pool), then awaits
+ * them all as `all` and logs `report`.
+ */
+function spinningCalls(n, every, ms, report) {
+  return `
+    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
+    const pending = [];
+    for (let i = 0; i < ${n}; i++) {
+      if (i % ${every} === 0) spin(${ms});
+      pending.push(add({ a: i, b: 1 }));
+    }
+    const all = await Promise.all(pending);
+    console.log(${report});
+  `;
+}
+
 test("calls made by a computing guest off the JavaScript thread arrive in order and are all answered", async () => {
   const seen = [];
   const sb = await Sandbox.create({
@@ -645,16 +664,9 @@ test("calls made by a computing guest off the JavaScript thread arrive in order 
   });
   // Each spin outlasts a turn's budget, so most of these calls are made
   // while the run is polled in the pool and reach JavaScript in batches.
-  const r = await sb.run(`
-    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
-    const pending = [];
-    for (let i = 0; i < 1500; i++) {
-      if (i % 100 === 0) spin(3);
-      pending.push(add({ a: i, b: 1 }));
-    }
-    const all = await Promise.all(pending);
-    console.log(all.length, all.reduce((x, y) => x + y, 0), all.every((v, i) => v === i + 1));
-  `);
+  const r = await sb.run(
+    spinningCalls(1500, 100, 3, "all.length, all.reduce((x, y) => x + y, 0), all.every((v, i) => v === i + 1)"),
+  );
   assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["1500 1125750 true\n", "", 0]);
   assert.deepEqual(seen, Array.from({ length: 1500 }, (_, i) => i));
   // A log this long is parsed when first read; it is still an ordinary own
@@ -690,16 +702,7 @@ test("two sandboxes at once: one computing in the pool, one calling from the Jav
     limits: { toolCalls: 2000 },
   });
   const [ra, rb] = await Promise.all([
-    a.run(`
-      const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
-      const pending = [];
-      for (let i = 0; i < 1200; i++) {
-        if (i % 200 === 0) spin(3);
-        pending.push(add({ a: i, b: 1 }));
-      }
-      const all = await Promise.all(pending);
-      console.log(all.length, all.every((v, i) => v === i + 1));
-    `),
+    a.run(spinningCalls(1200, 200, 3, "all.length, all.every((v, i) => v === i + 1)")),
     b.run(`
       let s = 0;
       for (let n = 0; n < 600; n++) s += await echo({ n });
@@ -732,16 +735,7 @@ test("a tool that starts another sandbox's run while its calls are served keeps 
     capabilities: [{ method: "add" }],
     limits: { toolCalls: 2000 },
   });
-  const r = await sb.run(`
-    const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end); };
-    const pending = [];
-    for (let i = 0; i < 1000; i++) {
-      if (i % 150 === 0) spin(2);
-      pending.push(add({ a: i, b: 1 }));
-    }
-    const all = await Promise.all(pending);
-    console.log(all.length, all.every((v, i) => v === i + 1));
-  `);
+  const r = await sb.run(spinningCalls(1000, 150, 2, "all.length, all.every((v, i) => v === i + 1)"));
   assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["1000 true\n", "", 0]);
   assert.deepEqual(seen, Array.from({ length: 1000 }, (_, i) => i));
   const outputs = (await Promise.all(inner)).map((x) => x.stdout);
