@@ -457,6 +457,71 @@ test("denials carry which constraint and value; every call is in toolCalls and o
   await sb.close();
 });
 
+test("each call runs out of time at its own deadline while the run's other calls go on", async () => {
+  const sb = await Sandbox.create({
+    limits: { toolTimeoutMs: 300 },
+    tools: { hangs: () => new Promise(() => {}), add: async ({ a, b }) => a + b },
+    capabilities: [{ method: "**" }],
+  });
+  const r = await sb.run(`
+    const t0 = Date.now();
+    const log = [];
+    const hang = (label) => hangs({}).then(
+      () => log.push([label, "answered"]),
+      (e) => log.push([label, e.code, Date.now() - t0]),
+    );
+    const first = [hang("first"), hang("first"), hang("first")];
+    log.push(["add", await add({ a: 1, b: 2 })]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const second = hang("second");
+    log.push(["add", await add({ a: 2, b: 2 })]);
+    await Promise.all([...first, second]);
+    return log;
+  `);
+  assert.equal(r.exitCode, 0, r.stderr);
+  const log = JSON.parse(r.value);
+  assert.deepEqual(log.map(([label, code]) => [label, code]), [
+    ["add", 3],
+    ["add", 4],
+    ["first", "TOOL_TIMEOUT"],
+    ["first", "TOOL_TIMEOUT"],
+    ["first", "TOOL_TIMEOUT"],
+    ["second", "TOOL_TIMEOUT"],
+  ]);
+  const [a, b, c, d] = log.slice(2).map((entry) => entry[2]);
+  assert.ok(a >= 290 && c < 440, `the first three ran out at about 300 ms: ${[a, b, c]}`);
+  assert.ok(d >= 440, `the second, started 150 ms later, at about 450 ms: ${d}`);
+  // Calls the last run left in flight do not time out into this one.
+  const next = await sb.run(`
+    hangs({}).catch(() => {});
+    return "left";
+  `);
+  assert.equal(next.value, "left");
+  const quiet = await sb.run(`
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    return await add({ a: 5, b: 5 });
+  `);
+  assert.deepEqual([quiet.exitCode, quiet.value, quiet.stderr], [0, "10", ""]);
+  await sb.close();
+});
+
+test("the tool timeout counts from the call, an approval's wait included", async () => {
+  const sb = await Sandbox.create({
+    limits: { toolTimeoutMs: 200 },
+    tools: { pay: async () => "paid" },
+    capabilities: [{ method: "pay", requireApproval: true }],
+    approve: () => new Promise(() => {}),
+  });
+  const r = await sb.run(`
+    try { await pay({}); return "paid"; } catch (e) { return [e.code, e.message]; }
+  `);
+  assert.deepEqual(
+    [r.exitCode, JSON.parse(r.value), r.stderr],
+    [0, ["TOOL_TIMEOUT", "pay did not answer within 200 ms (limits.toolTimeoutMs)"], ""],
+  );
+  await sb.close();
+});
+
 test("requireApproval asks approve() and proceeds only on true", async () => {
   const asked = [];
   let ran = 0;

@@ -17,6 +17,10 @@ use crate::tools::BoxFuture;
 
 type Slot<T> = Option<BoxFuture<T>>;
 
+/// Slots [`Pending::clear`] keeps for the next run, at most (a sandbox that
+/// once had a hundred thousand calls in flight does not keep their wakers).
+const KEEP_SLOTS: usize = 4096;
+
 /// Indices woken since the last poll, and the waker of the run.
 #[derive(Default)]
 struct Woken {
@@ -85,8 +89,9 @@ impl<T> Pending<T> {
         self.len == 0
     }
 
-    /// Adds a future; it is first polled by the next [`Self::next`].
-    pub(crate) fn push(&mut self, future: BoxFuture<T>) {
+    /// Adds a future, first polled by the next [`Self::poll_next`]; returns its
+    /// slot (for [`Self::cancel`]), which is free again once it completed.
+    pub(crate) fn push(&mut self, future: BoxFuture<T>) -> usize {
         let index = match self.free.pop() {
             Some(index) => index,
             None => {
@@ -101,15 +106,39 @@ impl<T> Pending<T> {
             self.len += 1;
             self.due.push_back(index);
         }
+        index
     }
 
-    /// The next output of a future woken since the last call; `None` when
-    /// the set is empty.
-    pub(crate) async fn next(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.poll_next(cx)).await
+    /// Drops the future in `slot`, if one is there.
+    pub(crate) fn cancel(&mut self, slot: usize) {
+        if let Some(Some(_)) = self.slots.get(slot) {
+            if let Some(future) = self.slots.get_mut(slot) {
+                *future = None;
+            }
+            self.free.push(slot);
+            self.len -= 1;
+        }
     }
 
-    /// [`Self::next`], polled once with the run's `cx`.
+    /// Drops every future and forgets every wake, keeping the slots and
+    /// their wakers for the next run (a thousand calls need no thousand new
+    /// wakers). A wake that comes late, from a reply to a dropped call,
+    /// only makes the slot's next future polled once more than needed.
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+        self.slots.resize_with(self.wakers.len().min(KEEP_SLOTS), || None);
+        self.wakers.truncate(KEEP_SLOTS);
+        self.free.clear();
+        // Reused lowest first, as a new set would hand them out.
+        self.free.extend((0..self.slots.len()).rev());
+        self.due.clear();
+        self.woken.indices.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        *self.woken.run.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.len = 0;
+    }
+
+    /// The next output of a future woken since the last call, or of a new
+    /// one; `None` when the set is empty. Registers `cx`'s waker for the rest.
     pub(crate) fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         if self.len == 0 {
             return Poll::Ready(None);
@@ -154,16 +183,20 @@ mod tests {
         }
     }
 
+    /// A future in `set` that waits for the returned sender; and its slot.
+    fn waiting(set: &mut Pending<u32>) -> (tokio::sync::oneshot::Sender<u32>, usize) {
+        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
+        (tx, set.push(Box::pin(async move { rx.await.unwrap_or(0) })))
+    }
+
     #[test]
     fn never_wakes_itself_and_delivers_each_output_once() {
         let count = Arc::new(Count(0.into()));
         let waker = Waker::from(Arc::clone(&count));
         let mut cx = Context::from_waker(&waker);
         let mut set: Pending<u32> = Pending::default();
-        let (tx1, rx1) = tokio::sync::oneshot::channel::<u32>();
-        let (tx2, rx2) = tokio::sync::oneshot::channel::<u32>();
-        set.push(Box::pin(async move { rx1.await.unwrap_or(0) }));
-        set.push(Box::pin(async move { rx2.await.unwrap_or(0) }));
+        let (tx1, _) = waiting(&mut set);
+        let (tx2, _) = waiting(&mut set);
         assert!(set.poll_next(&mut cx).is_pending());
         assert_eq!(
             count.0.load(std::sync::atomic::Ordering::SeqCst),
@@ -179,10 +212,8 @@ mod tests {
         assert!(set.is_empty());
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
         // Replies settled together wake the run once; it takes them all.
-        let (tx3, rx3) = tokio::sync::oneshot::channel::<u32>();
-        let (tx4, rx4) = tokio::sync::oneshot::channel::<u32>();
-        set.push(Box::pin(async move { rx3.await.unwrap_or(0) }));
-        set.push(Box::pin(async move { rx4.await.unwrap_or(0) }));
+        let (tx3, _) = waiting(&mut set);
+        let (tx4, _) = waiting(&mut set);
         assert!(set.poll_next(&mut cx).is_pending());
         tx3.send(3).unwrap_or_default();
         tx4.send(4).unwrap_or_default();
@@ -193,5 +224,35 @@ mod tests {
         // A freed slot is reused and its future polled.
         set.push(Box::pin(async { 7 }));
         assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(7)));
+    }
+
+    #[test]
+    fn cancel_and_clear_drop_futures_and_keep_slots() {
+        let waker = Waker::from(Arc::new(Count(0.into())));
+        let mut cx = Context::from_waker(&waker);
+        let mut set: Pending<u32> = Pending::default();
+        let (tx1, first) = waiting(&mut set);
+        let (tx2, second) = waiting(&mut set);
+        assert_eq!((first, second), (0, 1));
+        assert!(set.poll_next(&mut cx).is_pending());
+        set.cancel(first);
+        assert!(tx1.is_closed(), "a cancelled call's future is dropped");
+        set.cancel(first);
+        tx2.send(2).unwrap_or_default();
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(2)));
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(None), "cancelling twice counts once");
+        // A cleared set drops what is in flight, forgets its wakes, and
+        // hands out the same slots again, lowest first.
+        let (tx3, _) = waiting(&mut set);
+        set.push(Box::pin(async { 4 }));
+        set.clear();
+        assert!(tx3.is_closed());
+        assert!(set.is_empty());
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(None));
+        assert_eq!(set.push(Box::pin(async { 5 })), 0);
+        assert_eq!(set.push(Box::pin(async { 6 })), 1);
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(5)));
+        assert_eq!(set.poll_next(&mut cx), Poll::Ready(Some(6)));
+        assert_eq!(set.wakers.len(), 2, "no new wakers");
     }
 }

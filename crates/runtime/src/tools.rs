@@ -8,6 +8,7 @@ use std::{
     future::Future,
     pin::Pin,
     sync::{Arc, Mutex},
+    task::{Context as TaskContext, Poll},
     time::{Duration, Instant},
 };
 
@@ -115,6 +116,24 @@ pub(crate) struct ToolState {
     pending: Pending<Completion>,
     /// The audit log: each record, when its call started, and whether it ended.
     records: Vec<(ToolCallRecord, Instant, bool)>,
+    /// The allowed calls of the run, oldest first, each with its deadline.
+    /// Every call of a run has the same timeout, so the oldest call still in
+    /// flight is the next to run out of time, and one timer serves them all.
+    deadlines: VecDeque<Deadline>,
+    /// That timer, set no later than the deadline of the oldest call in flight.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// When the timer last went off: calls whose deadline is not later than
+    /// this are out of time.
+    expired: Option<tokio::time::Instant>,
+}
+
+/// An allowed call's deadline, its id, its record and its slot in `pending`.
+#[derive(Clone, Copy)]
+struct Deadline {
+    at: tokio::time::Instant,
+    id: u32,
+    index: usize,
+    slot: usize,
 }
 
 fn cut(text: &str, max: usize) -> String {
@@ -140,6 +159,9 @@ impl ToolState {
             ready: VecDeque::new(),
             pending: Pending::default(),
             records: Vec::new(),
+            deadlines: VecDeque::new(),
+            timer: None,
+            expired: None,
         }
     }
 
@@ -182,7 +204,10 @@ impl ToolState {
     /// nowhere) and the audit log is handed over.
     pub(crate) fn end_run(&mut self) -> Vec<ToolCallRecord> {
         self.ready.clear();
-        self.pending = Pending::default();
+        self.pending.clear();
+        self.deadlines.clear();
+        self.timer = None;
+        self.expired = None;
         self.records
             .drain(..)
             .map(|(mut record, _, done)| {
@@ -206,18 +231,68 @@ impl ToolState {
         self.ready.pop_front()
     }
 
-    /// Waits for the next allowed call to complete.
+    /// Waits for the next allowed call to complete or run out of time.
     pub(crate) async fn next_completed(&mut self) -> Option<ToolEvent> {
-        let done = self.pending.next().await?;
-        Some(self.completed(done))
+        std::future::poll_fn(|cx| self.poll_completed(cx)).await
     }
 
-    /// The next allowed call that has completed already, if any (`cx` is
-    /// the run's: the set registers it, as a wait would).
-    pub(crate) fn completed_now(&mut self, cx: &mut std::task::Context<'_>) -> Option<ToolEvent> {
+    /// The next allowed call that has completed or run out of time already,
+    /// if any (`cx` is the run's: the set registers it, as a wait would).
+    pub(crate) fn completed_now(&mut self, cx: &mut TaskContext<'_>) -> Option<ToolEvent> {
+        match self.poll_completed(cx) {
+            Poll::Ready(event) => event,
+            Poll::Pending => None,
+        }
+    }
+
+    fn poll_completed(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<ToolEvent>> {
+        if let Some(event) = self.poll_deadlines(cx) {
+            return Poll::Ready(Some(event));
+        }
         match self.pending.poll_next(cx) {
-            std::task::Poll::Ready(Some(done)) => Some(self.completed(done)),
-            _ => None,
+            Poll::Ready(Some(done)) => Poll::Ready(Some(self.completed(done))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// The event of the oldest call in flight if it is out of time; else
+    /// `None`, with the timer set to wake `cx` by that call's deadline.
+    fn poll_deadlines(&mut self, cx: &mut TaskContext<'_>) -> Option<ToolEvent> {
+        loop {
+            let &Deadline { at, id, index, slot } = self.deadlines.front()?;
+            if self.records.get(index).is_none_or(|(_, _, done)| *done) {
+                self.deadlines.pop_front();
+                continue;
+            }
+            if self.expired.is_some_and(|now| at <= now) {
+                self.deadlines.pop_front();
+                self.pending.cancel(slot);
+                return Some(self.completed((id, index, Ended::TimedOut)));
+            }
+            // The timer goes off no later than this deadline. It stays set
+            // for calls that ended since (a call that answers costs the
+            // timer nothing), and moves on when it goes off early.
+            let timer = self.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep_until(at)));
+            if timer.deadline() > at {
+                timer.as_mut().reset(at);
+            }
+            // Outside the task's cooperative budget: a timer that declined
+            // to register the waker would never wake the run.
+            let fired = {
+                let mut poll = std::pin::pin!(tokio::task::unconstrained(std::future::poll_fn(|cx| {
+                    timer.as_mut().poll(cx)
+                })));
+                poll.as_mut().poll(cx).is_ready()
+            };
+            if !fired {
+                return None;
+            }
+            if timer.deadline() < at {
+                timer.as_mut().reset(at);
+                continue;
+            }
+            self.expired = Some(tokio::time::Instant::now());
         }
     }
 
@@ -373,12 +448,10 @@ impl ToolState {
                     host.call(&invocation)
                 }
             };
-            match tokio::time::timeout_at(deadline, call).await {
-                Ok(answer) => (id, index, Ended::Answered(answer)),
-                Err(_) => (id, index, Ended::TimedOut),
-            }
+            (id, index, Ended::Answered(call.await))
         };
-        self.pending.push(Box::pin(future));
+        let slot = self.pending.push(Box::pin(future));
+        self.deadlines.push_back(Deadline { at: deadline, id, index, slot });
         id
     }
 }
