@@ -184,6 +184,17 @@ impl ToolEvent {
         }
     }
 
+    /// The id and result text of a successful call's wire form, borrowed
+    /// from `bytes` (no copy); `None` for any other event or a malformed
+    /// one, which [`ToolEvent::from_wire`] then reads or rejects.
+    pub fn ok_from_wire(bytes: &[u8]) -> Option<(u32, &str)> {
+        let (&EVENT_OK, rest) = bytes.split_first()? else {
+            return None;
+        };
+        let (id, json) = rest.split_first_chunk::<4>()?;
+        Some((u32::from_le_bytes(*id), std::str::from_utf8(json).ok()?))
+    }
+
     /// Reads the wire form written by [`ToolEvent::to_wire`]; anything else
     /// is an error, never a panic.
     pub fn from_wire(bytes: &[u8]) -> Result<Self, CodecError> {
@@ -403,6 +414,12 @@ mod tests {
         for event in events {
             let wire = event.to_wire();
             assert_eq!(ToolEvent::from_wire(&wire).unwrap(), event);
+            // The borrowed reading agrees, and knows only success.
+            let borrowed = match &event.result {
+                ToolResult::Ok { json } => Some((event.id, json.as_str())),
+                ToolResult::Error { .. } => None,
+            };
+            assert_eq!(ToolEvent::ok_from_wire(&wire), borrowed);
             // Every shorter prefix of an error is refused, and so is a tail.
             if let ToolResult::Error { .. } = event.result {
                 for cut in 0..wire.len() {
@@ -448,6 +465,7 @@ mod tests {
         for bytes in [&b""[..], b"\x00\x01\x00", b"\x09\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\xff"] {
             let err = ToolEvent::from_wire(bytes).unwrap_err();
             assert!(err.to_string().starts_with("malformed tool event: "), "{err}");
+            assert_eq!(ToolEvent::ok_from_wire(bytes), None);
         }
         let huge = [1u8, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff];
         assert_eq!(

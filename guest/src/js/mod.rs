@@ -7,7 +7,7 @@
 
 use std::{
     cell::{Cell, RefCell},
-    collections::BTreeMap,
+    collections::VecDeque,
     rc::Rc,
 };
 
@@ -47,12 +47,55 @@ struct Waiting {
     name: Rc<str>,
 }
 
+/// Calls in flight by id. The host numbers a run's calls from 0 up, so
+/// they sit in a queue from the oldest id still waiting (the shell's own
+/// calls leave gaps); an id below it goes in front.
+struct InFlight {
+    first: u32,
+    calls: VecDeque<Option<Waiting>>,
+}
+
+impl InFlight {
+    const fn new() -> Self {
+        Self { first: 0, calls: VecDeque::new() }
+    }
+
+    fn insert(&mut self, id: u32, waiting: Waiting) {
+        if self.calls.is_empty() {
+            self.first = id;
+        }
+        while id < self.first {
+            self.calls.push_front(None);
+            self.first -= 1;
+        }
+        let at = (id - self.first) as usize;
+        if at >= self.calls.len() {
+            self.calls.resize_with(at + 1, || None);
+        }
+        if let Some(slot) = self.calls.get_mut(at) {
+            *slot = Some(waiting);
+        }
+    }
+
+    fn remove(&mut self, id: u32) -> Option<Waiting> {
+        let at = id.checked_sub(self.first)? as usize;
+        let waiting = self.calls.get_mut(at)?.take();
+        while let Some(None) = self.calls.front() {
+            self.calls.pop_front();
+            self.first = self.first.wrapping_add(1);
+        }
+        waiting
+    }
+
+    fn clear(&mut self) {
+        self.calls.clear();
+    }
+}
+
 thread_local! {
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
-    /// The run's calls in flight, by the id the host gave them. A BTreeMap:
-    /// a HashMap would draw its hash keys from the host's random source on
-    /// first use, in the middle of a run.
-    static WAITING: RefCell<BTreeMap<u32, Waiting>> = const { RefCell::new(BTreeMap::new()) };
+    /// The run's calls in flight, by the id the host gave them.
+    static WAITING: RefCell<InFlight> = const { RefCell::new(InFlight::new()) };
     /// Whether the prelude's `nextTimer` can answer anything but "no timer":
     /// set when a script arms a timer and after timers ran (one may have
     /// thrown), cleared when `nextTimer` says there is none. While it is
@@ -402,14 +445,25 @@ fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
 }
 
 fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcome> {
-    let event = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
-    let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&event.id)) else {
+    // A result is read where it lies; only failures are decoded into a copy.
+    let decoded;
+    let (id, result) = match ToolEvent::ok_from_wire(bytes) {
+        Some((id, json)) => (id, Ok(json)),
+        None => {
+            decoded = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
+            match &decoded.result {
+                ToolResult::Ok { json } => (decoded.id, Ok(json.as_str())),
+                ToolResult::Error { code, reason, message } => (decoded.id, Err((message, code, reason))),
+            }
+        }
+    };
+    let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(id)) else {
         // A call of a run that ended (its promise is gone).
         return Ok(());
     };
-    let settled = match event.result {
+    let settled = match result {
         // A number answer (`1001`) needs no parser.
-        ToolResult::Ok { json } => match json::int_literal(json.as_bytes()) {
+        Ok(json) => match json::int_literal(json.as_bytes()) {
             Some(n) => Ok(Value::new_int(ctx.clone(), n)),
             None => match ctx.json_parse(json) {
                 Ok(value) => Ok(value),
@@ -421,7 +475,7 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
                 }
             },
         },
-        ToolResult::Error { code, reason, message } => Err((message, code, reason)),
+        Err((message, code, reason)) => Err((message.clone(), code.clone(), reason.clone())),
     };
     let settled = match settled {
         Ok(value) => Ok(value),
