@@ -11,7 +11,8 @@
 //   npm run bench:ab -- /tmp/before . W4 --runs 200
 //
 // Workloads: W2 (warm hi), W3 (create + hi + close), W4seq and W4conc (the
-// thousand calls of W4), W5fib (W5's fib at 24 rather than 27) and W5json (a
+// thousand calls of W4), W4fresh (W4conc's run as a new sandbox's first:
+// create, run, close), W5fib (W5's fib at 24 rather than 27) and W5json (a
 // tenth of W5's JSON loop), W6jq (W6's jq filter over its 5 MB file); all by
 // default.
 // Prints each build's median and the median of the per-round ratios B ÷ A.
@@ -58,6 +59,14 @@ const cases = [
   { id: "W3", what: "create + hi + close (µs)", code: hi.javascript, expect: hi.expect, unit: 1000, options: {}, fresh: true },
   { id: "W4seq", what: "tool call, sequential (µs per call)", code: w4.sequential.javascript, expect: w4.sequential.expect, unit: 1 },
   { id: "W4conc", what: "tool call, Promise.all (µs per call)", code: w4.concurrent.javascript, expect: w4.concurrent.expect, unit: 1 },
+  {
+    id: "W4fresh",
+    what: "create + W4conc's run + close (ms)",
+    code: w4.concurrent.javascript,
+    expect: w4.concurrent.expect,
+    unit: 1,
+    fresh: true,
+  },
   {
     id: "W5fib",
     what: "fib(24) (ms)",
