@@ -505,6 +505,24 @@ test("each call runs out of time at its own deadline while the run's other calls
   await sb.close();
 });
 
+test("an answer that is there when its deadline passes is delivered, not timed out", async () => {
+  const sb = await Sandbox.create({
+    limits: { toolTimeoutMs: 200 },
+    tools: { add: async ({ a, b }) => a + b },
+    capabilities: [{ method: "add" }],
+  });
+  // The tool answers at once; the guest computes past the deadline before
+  // it waits, so the answer and the deadline are both there at its first wait.
+  const r = await sb.run(`
+    const p = add({ a: 1, b: 2 });
+    const t = Date.now();
+    while (Date.now() - t < 350) {}
+    return await p;
+  `);
+  assert.deepEqual([r.exitCode, r.value, r.stderr], [0, "3", ""]);
+  await sb.close();
+});
+
 test("the tool timeout counts from the call, an approval's wait included", async () => {
   const sb = await Sandbox.create({
     limits: { toolTimeoutMs: 200 },

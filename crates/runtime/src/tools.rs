@@ -245,14 +245,18 @@ impl ToolState {
         }
     }
 
+    /// A call that answered comes before one that ran out of time: an
+    /// answer that is there when its deadline passes (the guest computed
+    /// past it before waiting) is delivered, as it would have been before
+    /// the deadline.
     fn poll_completed(&mut self, cx: &mut TaskContext<'_>) -> Poll<Option<ToolEvent>> {
-        if let Some(event) = self.poll_deadlines(cx) {
-            return Poll::Ready(Some(event));
-        }
         match self.pending.poll_next(cx) {
             Poll::Ready(Some(done)) => Poll::Ready(Some(self.completed(done))),
             Poll::Ready(None) => Poll::Ready(None),
-            Poll::Pending => Poll::Pending,
+            Poll::Pending => match self.poll_deadlines(cx) {
+                Some(event) => Poll::Ready(Some(event)),
+                None => Poll::Pending,
+            },
         }
     }
 

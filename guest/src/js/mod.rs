@@ -7,7 +7,8 @@
 
 use std::{
     cell::{Cell, RefCell},
-    collections::VecDeque,
+    collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
     rc::Rc,
 };
 
@@ -47,55 +48,35 @@ struct Waiting {
     name: Rc<str>,
 }
 
-/// Calls in flight by id. The host numbers a run's calls from 0 up, so
-/// they sit in a queue from the oldest id still waiting (the shell's own
-/// calls leave gaps); an id below it goes in front.
-struct InFlight {
-    first: u32,
-    calls: VecDeque<Option<Waiting>>,
-}
+/// Hashes a call id. The host numbers a run's calls from 0 up; multiplying
+/// by 2^64/φ spreads them over the high bits, which the table's probes read.
+/// (The default hasher would draw its keys from the host's random source on
+/// first use, in the middle of a run.)
+#[derive(Default)]
+struct IdHasher(u64);
 
-impl InFlight {
-    const fn new() -> Self {
-        Self { first: 0, calls: VecDeque::new() }
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
     }
 
-    fn insert(&mut self, id: u32, waiting: Waiting) {
-        if self.calls.is_empty() {
-            self.first = id;
-        }
-        while id < self.first {
-            self.calls.push_front(None);
-            self.first -= 1;
-        }
-        let at = (id - self.first) as usize;
-        if at >= self.calls.len() {
-            self.calls.resize_with(at + 1, || None);
-        }
-        if let Some(slot) = self.calls.get_mut(at) {
-            *slot = Some(waiting);
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         }
     }
 
-    fn remove(&mut self, id: u32) -> Option<Waiting> {
-        let at = id.checked_sub(self.first)? as usize;
-        let waiting = self.calls.get_mut(at)?.take();
-        while let Some(None) = self.calls.front() {
-            self.calls.pop_front();
-            self.first = self.first.wrapping_add(1);
-        }
-        waiting
-    }
-
-    fn clear(&mut self) {
-        self.calls.clear();
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
+
+type InFlight = HashMap<u32, Waiting, BuildHasherDefault<IdHasher>>;
 
 thread_local! {
     static ENGINE: RefCell<Option<Engine>> = const { RefCell::new(None) };
     /// The run's calls in flight, by the id the host gave them.
-    static WAITING: RefCell<InFlight> = const { RefCell::new(InFlight::new()) };
+    static WAITING: RefCell<InFlight> = const { RefCell::new(HashMap::with_hasher(BuildHasherDefault::new())) };
     /// Whether the prelude's `nextTimer` can answer anything but "no timer":
     /// set when a script arms a timer and after timers ran (one may have
     /// thrown), cleared when `nextTimer` says there is none. While it is
@@ -467,7 +448,7 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
             }
         }
     };
-    let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(id)) else {
+    let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&id)) else {
         // A call of a run that ended (its promise is gone).
         return Ok(());
     };
@@ -513,7 +494,16 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
         };
         // Calls and timers the script left behind end with the run; an
         // exception thrown by a timer callback is the run's uncaught error.
-        WAITING.with(|w| w.borrow_mut().clear());
+        WAITING.with(|w| {
+            let mut w = w.borrow_mut();
+            // A run with a great many calls in flight does not leave its
+            // table's room to every later run.
+            if w.capacity() > 4096 {
+                *w = InFlight::default();
+            } else {
+                w.clear();
+            }
+        });
         let end = engine.end.clone().restore(&ctx);
         if let Ok(Some(thrown_by_timer)) = end.and_then(|f| f.call::<_, Option<rquickjs::Array>>(())) {
             let value = thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
