@@ -111,10 +111,8 @@ impl<T> Pending<T> {
 
     /// Drops the future in `slot`, if one is there.
     pub(crate) fn cancel(&mut self, slot: usize) {
-        if let Some(Some(_)) = self.slots.get(slot) {
-            if let Some(future) = self.slots.get_mut(slot) {
-                *future = None;
-            }
+        if let Some(future @ Some(_)) = self.slots.get_mut(slot) {
+            *future = None;
             self.free.push(slot);
             self.len -= 1;
         }

@@ -437,37 +437,33 @@ fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
 
 fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcome> {
     // A result is read where it lies; only failures are decoded into a copy.
-    let decoded;
+    let owned;
     let (id, result) = match ToolEvent::ok_from_wire(bytes) {
         Some((id, json)) => (id, Ok(json)),
-        None => {
-            decoded = ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))?;
-            match &decoded.result {
-                ToolResult::Ok { json } => (decoded.id, Ok(json.as_str())),
-                ToolResult::Error { code, reason, message } => (decoded.id, Err((message, code, reason))),
+        None => match ToolEvent::from_wire(bytes).map_err(|e| internal_error(e.to_string()))? {
+            ToolEvent { id, result: ToolResult::Ok { json } } => {
+                owned = json;
+                (id, Ok(owned.as_str()))
             }
-        }
+            ToolEvent { id, result: ToolResult::Error { code, reason, message } } => {
+                (id, Err((message, code, reason)))
+            }
+        },
     };
     let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&id)) else {
         // A call of a run that ended (its promise is gone).
         return Ok(());
     };
-    let settled = match result {
-        // A number answer (`1001`) needs no parser.
-        Ok(json) => match json::int_literal(json.as_bytes()) {
-            Some(n) => Ok(Value::new_int(ctx.clone(), n)),
-            None => match ctx.json_parse(json) {
-                Ok(value) => Ok(value),
-                Err(_) => {
-                    // The host checked the JSON; this is a guard, not a path.
-                    let _ = ctx.catch();
-                    let message = format!("{}: the tool's result is not JSON", waiting.name);
-                    Err((message, "TOOL_RESULT_INVALID".to_string(), None))
-                }
-            },
-        },
-        Err((message, code, reason)) => Err((message.clone(), code.clone(), reason.clone())),
-    };
+    // A number answer (`1001`) needs no parser.
+    let settled = result.and_then(|json| match json::int_literal(json.as_bytes()) {
+        Some(n) => Ok(Value::new_int(ctx.clone(), n)),
+        None => ctx.json_parse(json).map_err(|_| {
+            // The host checked the JSON; this is a guard, not a path.
+            let _ = ctx.catch();
+            let message = format!("{}: the tool's result is not JSON", waiting.name);
+            (message, "TOOL_RESULT_INVALID".to_string(), None)
+        }),
+    });
     let settled = match settled {
         Ok(value) => Ok(value),
         Err((message, code, reason)) => {
