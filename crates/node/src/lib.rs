@@ -281,12 +281,13 @@ struct NodeTools {
 }
 
 impl NodeTools {
-    /// Sends at once (not when the returned future is first polled), so
-    /// tools run while the guest goes on.
-    fn send(&self, text: String) -> BoxFuture<Option<String>> {
+    /// Sends at once (not when the reply is first awaited), so tools run
+    /// while the guest goes on. The receiver goes straight into the caller's
+    /// one boxed future.
+    fn send(&self, text: String) -> tokio::sync::oneshot::Receiver<String> {
         let (tx, rx) = tokio::sync::oneshot::channel::<String>();
         self.dispatcher.send(Message { text, reply: Some(tx) });
-        Box::pin(async move { rx.await.ok() })
+        rx
     }
 }
 
@@ -308,7 +309,7 @@ impl ToolHost for NodeTools {
         let reply = self.send(call_message("call", call));
         Box::pin(async move {
             // The dispatcher answers "o<json>" or "<code>\n<message>".
-            let Some(reply) = reply.await else {
+            let Ok(reply) = reply.await else {
                 return Err(ToolFailure::Failed("the tool could not be reached".into()));
             };
             if reply.starts_with('o') {
@@ -327,7 +328,7 @@ impl ToolHost for NodeTools {
 
     fn approve(&self, call: &ToolInvocation) -> BoxFuture<bool> {
         let reply = self.send(call_message("approve", call));
-        Box::pin(async move { reply.await.as_deref() == Some("true") })
+        Box::pin(async move { reply.await.as_deref() == Ok("true") })
     }
 
     fn record(&self, record: &ToolCallRecord) {

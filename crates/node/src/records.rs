@@ -12,6 +12,8 @@
 //! and their index goes into the returned list: JavaScript parses those
 //! itself and keeps the text when it is not JSON, as it always did.
 
+use std::fmt::Write as _;
+
 use cordon_runtime::ToolCallRecord;
 use serde::de::IgnoredAny;
 
@@ -50,7 +52,7 @@ pub(crate) fn to_json(records: &[ToolCallRecord]) -> (String, Vec<u32>) {
         }
         if let Some(bytes) = record.result_bytes {
             out.push_str(",\"resultBytes\":");
-            out.push_str(&bytes.to_string());
+            let _ = write!(out, "{bytes}");
         }
         out.push('}');
     }
@@ -58,19 +60,44 @@ pub(crate) fn to_json(records: &[ToolCallRecord]) -> (String, Vec<u32>) {
     (out, texts)
 }
 
-/// Appends `text` as a JSON string.
+/// Appends `text` as a JSON string, escaped as serde_json escapes it: `"`,
+/// `\` and the control characters, with the short forms where JSON has
+/// them. Written in place: a string per field would cost a thousand records
+/// four thousand allocations at the end of a run.
 fn string(out: &mut String, text: &str) {
-    match serde_json::to_string(text) {
-        Ok(quoted) => out.push_str(&quoted),
-        // Serialising a `str` cannot fail.
-        Err(_) => out.push_str("\"\""),
+    out.push('"');
+    let mut from = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let short = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        // `at` is an ASCII byte, so a character boundary.
+        out.push_str(&text[from..at]);
+        if short.is_empty() {
+            let _ = write!(out, "\\u{byte:04x}");
+        } else {
+            out.push_str(short);
+        }
+        from = at + 1;
     }
+    out.push_str(&text[from..]);
+    out.push('"');
 }
 
 /// Appends a finite number as JSON (`0` for anything else).
 fn number(out: &mut String, value: f64) {
     match serde_json::Number::from_f64(value) {
-        Some(n) => out.push_str(&n.to_string()),
+        Some(n) => {
+            let _ = write!(out, "{n}");
+        }
         None => out.push('0'),
     }
 }
@@ -109,6 +136,19 @@ mod tests {
         );
         assert_eq!(texts, [1, 2]);
         assert!(serde_json::from_str::<serde_json::Value>(&json).is_ok());
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut texts: Vec<String> = (0u8..0x20).map(|b| format!("a{}b", char::from(b))).collect();
+        texts.extend(
+            ["", "plain", "\"", "\\", "\\\"", "é ü 日本 🦀", "\u{7f}\u{2028}", "x\"y\\z\n"].map(String::from),
+        );
+        for text in texts {
+            let mut out = String::from("[");
+            string(&mut out, &text);
+            assert_eq!(&out[1..], serde_json::to_string(&text).unwrap(), "{text:?}");
+        }
     }
 
     #[test]

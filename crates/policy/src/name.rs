@@ -29,6 +29,11 @@ pub(crate) fn quote(raw: &str) -> String {
 }
 
 impl ToolName {
+    /// The canonical form, as an owned string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     /// Parses a name; the error says what is wrong with it.
     pub fn parse(raw: &str) -> Result<Self, String> {
         if raw.is_empty() {

@@ -131,6 +131,11 @@ impl Allowed {
         self.args
     }
 
+    /// Moves the name out, once the arguments are no longer needed.
+    pub fn into_name(self) -> ToolName {
+        self.name
+    }
+
     pub fn capability(&self) -> usize {
         self.capability
     }

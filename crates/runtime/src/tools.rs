@@ -399,29 +399,30 @@ impl ToolState {
                 return deny(self, tool, denial.reason.as_str(), denial.message);
             }
         };
-        let invocation = ToolInvocation {
-            name: allowed.name().as_str().to_owned(),
-            // Written straight into the string (`Display` would go through
-            // the formatter a piece at a time); the same text.
-            args_json: serde_json::to_string(allowed.args()).unwrap_or_else(|_| allowed.args().to_string()),
-        };
+        // Written straight into the string (`Display` would go through the
+        // formatter a piece at a time); the same text.
+        let args_json = serde_json::to_string(allowed.args()).unwrap_or_else(|_| allowed.args().to_string());
         let host = &context.tools.host;
         // Start the approval or the call now, not when the guest next
         // waits: tools run while the guest goes on.
         let deadline = tokio::time::Instant::from_std(started) + context.limits.timeout;
         // The call now, or the approval now and the call after it (what that
         // needs is boxed: most calls need no approval, and their future
-        // stays small).
-        let started_now = if allowed.requires_approval() {
-            Started::Approval(Box::new(Approval {
+        // stays small). A call without one takes the checked name itself.
+        let (invocation, started_now) = if allowed.requires_approval() {
+            let invocation = ToolInvocation { name: allowed.name().as_str().to_owned(), args_json };
+            let approval = Started::Approval(Box::new(Approval {
                 asked: host.approve(&invocation),
                 invocation: invocation.clone(),
                 allowed,
                 budgets: Arc::clone(&context.budgets),
                 host: Arc::clone(host),
-            }))
+            }));
+            (invocation, approval)
         } else {
-            Started::Call(host.call(&invocation))
+            let invocation = ToolInvocation { name: allowed.into_name().into_string(), args_json };
+            let call = Started::Call(host.call(&invocation));
+            (invocation, call)
         };
         // The record takes the invocation's text; the messages of a failure
         // are written from it once the call ends.
