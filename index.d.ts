@@ -77,6 +77,12 @@ export interface ToolDefinition {
     description?: string;
     /** JSON Schema of the argument object, a Zod 4 schema, or an AI SDK `jsonSchema()`. */
     inputSchema?: unknown;
+    /**
+     * Every call asks {@link SandboxOptions.approve} first, whichever
+     * capability allows it (denied when there is no `approve`). A function (the
+     * AI SDK's form) decides per call: `false` waives the approval.
+     */
+    needsApproval?: boolean | ((args: any, options: ToolExecuteOptions) => boolean | PromiseLike<boolean>);
     execute: ToolExecute;
 }
 /** A tool in a record: a function, or a definition without its name (AI SDK tools fit). */
@@ -152,8 +158,11 @@ export interface SandboxOptions {
     maxCalls?: Record<string, number>;
     /** Decides calls of capabilities with `requireApproval`; only `true` lets them proceed. */
     approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
-    /** Sees every tool call as it is decided (allowed calls once they completed). */
-    onToolCall?: (record: ToolCallRecord) => void;
+    /**
+     * Sees every tool call as it is decided (allowed calls once they
+     * completed). What it throws or rejects with is ignored.
+     */
+    onToolCall?: (record: ToolCallRecord) => void | Promise<void>;
     /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
     files?: Record<string, string | Uint8Array>;
     /**
@@ -361,6 +370,15 @@ interface NativeSandbox {
     /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
     limits(into: Float64Array): void;
     close(): void;
+}
+/**
+ * An error a tool adapter throws for arguments it must not pass on: the call
+ * fails in the guest with `INVALID_ARGUMENTS` (reason `schema`), and the
+ * tool's code never runs.
+ * @internal
+ */
+export declare class InvalidArgumentsError extends Error {
+    name: string;
 }
 /** Validates options and builds what the native side needs. */
 /**

@@ -94,6 +94,12 @@ export interface ToolDefinition {
   description?: string;
   /** JSON Schema of the argument object, a Zod 4 schema, or an AI SDK `jsonSchema()`. */
   inputSchema?: unknown;
+  /**
+   * Every call asks {@link SandboxOptions.approve} first, whichever
+   * capability allows it (denied when there is no `approve`). A function (the
+   * AI SDK's form) decides per call: `false` waives the approval.
+   */
+  needsApproval?: boolean | ((args: any, options: ToolExecuteOptions) => boolean | PromiseLike<boolean>);
   execute: ToolExecute;
 }
 
@@ -161,8 +167,11 @@ export interface SandboxOptions {
   maxCalls?: Record<string, number>;
   /** Decides calls of capabilities with `requireApproval`; only `true` lets them proceed. */
   approve?: (call: ToolCallRequest) => boolean | Promise<boolean>;
-  /** Sees every tool call as it is decided (allowed calls once they completed). */
-  onToolCall?: (record: ToolCallRecord) => void;
+  /**
+   * Sees every tool call as it is decided (allowed calls once they
+   * completed). What it throws or rejects with is ignored.
+   */
+  onToolCall?: (record: ToolCallRecord) => void | Promise<void>;
   /** Files to put in the sandbox's file system: path → text or bytes (parent directories are created). */
   files?: Record<string, string | Uint8Array>;
   /**
@@ -801,7 +810,77 @@ interface NormalTool {
   name: string;
   description: string | undefined;
   inputSchema: JsonSchema | undefined;
+  /** The schema's own parse (Zod, Standard Schema, an AI SDK schema), run on the host after the policy allowed a call. */
+  parse: SchemaParse | undefined;
+  needsApproval: ToolDefinition["needsApproval"];
   execute: ToolExecute;
+}
+
+/** A parse's outcome: the value the tool gets, or why the arguments were refused. */
+type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+type SchemaParse = (args: unknown) => Parsed | PromiseLike<Parsed>;
+
+/**
+ * An error a tool adapter throws for arguments it must not pass on: the call
+ * fails in the guest with `INVALID_ARGUMENTS` (reason `schema`), and the
+ * tool's code never runs.
+ * @internal
+ */
+export class InvalidArgumentsError extends Error {
+  override name = "InvalidArgumentsError";
+}
+
+/** At most 300 characters of a schema library's message, one line. */
+function issueText(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** The first issue of a Zod or Standard Schema failure, as `path: message`. */
+function firstIssue(issues: unknown): string {
+  const first = Array.isArray(issues) ? (issues[0] as { path?: unknown[]; message?: unknown } | undefined) : undefined;
+  if (!first) return "the arguments do not match the tool's schema";
+  const path = Array.isArray(first.path)
+    ? first.path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String((p as { key: unknown }).key) : String(p))).join(".")
+    : "";
+  return issueText(`${path ? `${path}: ` : ""}${String(first.message ?? "invalid")}`);
+}
+
+/**
+ * The parse a tool's schema defines, when it has one beyond JSON Schema:
+ * Zod's `safeParse` (refinements, formats, transforms, defaults), a Standard
+ * Schema's `validate`, an AI SDK schema's `validate`. Plain JSON Schema has
+ * none: the policy checks it fully.
+ */
+function schemaParse(schema: unknown): SchemaParse | undefined {
+  if (schema === null || typeof schema !== "object") return undefined;
+  const s = schema as Record<string, any>;
+  if (typeof s.safeParseAsync === "function" && (s._zod || s._def)) {
+    return async (args) => {
+      const r = await s.safeParseAsync(args);
+      return r.success ? { ok: true, value: r.data } : { ok: false, reason: firstIssue(r.error?.issues) };
+    };
+  }
+  const std = s["~standard"];
+  if (std && typeof std === "object" && typeof std.validate === "function") {
+    return (args) => {
+      const settle = (r: { value?: unknown; issues?: unknown }): Parsed =>
+        r.issues ? { ok: false, reason: firstIssue(r.issues) } : { ok: true, value: r.value };
+      const r = std.validate(args);
+      return r && typeof r.then === "function" ? Promise.resolve(r).then(settle) : settle(r);
+    };
+  }
+  if (typeof s.validate === "function") {
+    return (args) => {
+      const settle = (r: { success?: boolean; value?: unknown; error?: unknown }): Parsed =>
+        r?.success === true
+          ? { ok: true, value: r.value }
+          : { ok: false, reason: issueText(r?.error instanceof Error ? r.error.message : "the arguments do not match the tool's schema") };
+      const r = s.validate(args);
+      return r && typeof r.then === "function" ? Promise.resolve(r).then(settle) : settle(r);
+    };
+  }
+  return undefined;
 }
 
 /** Converts a schema to JSON Schema with its library's own exporter. */
@@ -850,7 +929,7 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     throw new CordonError("INVALID_OPTIONS", `a tool name must be a string, got ${describe(name)}`);
   }
   if (typeof entry === "function") {
-    return { name, description: undefined, inputSchema: undefined, execute: entry as ToolExecute };
+    return { name, description: undefined, inputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as ToolExecute };
   }
   if (entry === null || typeof entry !== "object") {
     throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} must be a function or { execute }, got ${describe(entry)}`);
@@ -862,10 +941,26 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
   if (e.description !== undefined && typeof e.description !== "string") {
     throw new CordonError("INVALID_OPTIONS", `the description of tool ${JSON.stringify(name)} must be a string`);
   }
+  const needsApproval = e.needsApproval;
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `the needsApproval of tool ${JSON.stringify(name)} must be a boolean or a function`);
+  }
+  const schema = e.inputSchema ?? e.parameters;
+  let inputSchema: JsonSchema | undefined;
+  try {
+    inputSchema = toJsonSchema(name, schema);
+  } catch (err) {
+    if (err instanceof CordonError) throw err;
+    // The library's exporter refused (a BigInt, a Date, a transform it cannot express).
+    const why = err instanceof Error ? err.message : String(err);
+    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
+  }
   return {
     name,
     description: e.description as string | undefined,
-    inputSchema: toJsonSchema(name, e.inputSchema ?? e.parameters),
+    inputSchema,
+    parse: schemaParse(schema),
+    needsApproval: needsApproval as NormalTool["needsApproval"],
     execute: e.execute as ToolExecute,
   };
 }
@@ -898,6 +993,11 @@ function errorText(e: unknown): string {
     text = "the tool threw an error whose message cannot be read";
   }
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** A tool's failure as a reply: its arguments refused by an adapter, or an error. */
+function failure(e: unknown): string {
+  return e instanceof InvalidArgumentsError ? `INVALID_ARGUMENTS\n${errorText(e)}` : `TOOL_ERROR\n${errorText(e)}`;
 }
 
 /** Encodes a tool's result for the native side: `o<json>` or `<code>\n<message>`. */
@@ -987,6 +1087,7 @@ function prepare(options: SandboxOptions): {
         name: t.name,
         ...(typeof t.description === "string" ? { description: t.description } : {}),
         ...(t.inputSchema ? { inputSchema: t.inputSchema } : {}),
+        ...(t.needsApproval ? { requireApproval: true } : {}),
       })),
       capabilities: capabilities ?? [],
       constraints: constraints ?? {},
@@ -1038,7 +1139,12 @@ function prepare(options: SandboxOptions): {
       if (kind === "record") {
         try {
           const raw = JSON.parse(message.slice(nl + 1)) as NativeToolCall;
-          onToolCall?.(toRecord({ ...raw, args: raw.args }));
+          const returned: unknown = onToolCall?.(toRecord({ ...raw, args: raw.args }));
+          // An async hook that rejects is the host's own failure: it must
+          // not become an unhandled rejection (which ends Node).
+          if (returned !== null && typeof returned === "object" && typeof (returned as PromiseLike<unknown>).then === "function") {
+            Promise.resolve(returned).catch(() => undefined);
+          }
         } catch {
           // A hook that throws does not change the call.
         }
@@ -1052,10 +1158,21 @@ function prepare(options: SandboxOptions): {
       } catch {
         return settle(token, "TOOL_ERROR\nmalformed call");
       }
-      if (kind === "approve") {
+      if (kind === "approve" || kind === "approve-tool") {
+        // Only the tool asks: its own rule may waive the approval.
+        const rule = kind === "approve-tool" ? handlers.get(call.tool)?.needsApproval : true;
+        const ask = (needed: unknown): unknown => {
+          if (needed === false) return true;
+          return approve === undefined ? false : approve({ tool: call.tool, args: call.args });
+        };
         let answer: unknown;
         try {
-          answer = approve?.({ tool: call.tool, args: call.args });
+          answer =
+            typeof rule === "function"
+              ? Promise.resolve(rule(call.args, { toolCallId: `cordon-approval-${++seq}`, toolName: call.tool, messages: [] })).then(
+                  (needed) => ask(needed === false ? false : true),
+                )
+              : ask(rule === undefined ? true : rule);
         } catch {
           return settle(token, "false");
         }
@@ -1067,23 +1184,42 @@ function prepare(options: SandboxOptions): {
       }
       const handler = handlers.get(call.tool);
       if (!handler) return settle(token, "TOOL_ERROR\nthe tool has no handler");
+      if (handler.parse) {
+        // The tool's own schema, on exactly the checked value: its
+        // refinements, formats, transforms and defaults apply as in its
+        // framework, and the tool gets the parse's output.
+        let parsed: Parsed | PromiseLike<Parsed>;
+        try {
+          parsed = handler.parse(call.args);
+        } catch (e) {
+          return settle(token, `INVALID_ARGUMENTS\n${errorText(e)}`);
+        }
+        Promise.resolve(parsed).then(
+          (p) => (p.ok ? runTool(handler, call.tool, p.value, token) : settle(token, `INVALID_ARGUMENTS\n${p.reason}`)),
+          (e: unknown) => settle(token, `INVALID_ARGUMENTS\n${errorText(e)}`),
+        );
+        return;
+      }
+      runTool(handler, call.tool, call.args, token);
+    };
+    const runTool = (handler: NormalTool, tool: string, args: unknown, token: number): void => {
       let result: unknown;
       try {
-        result = handler.execute(call.args, { toolCallId: `cordon-${++seq}`, toolName: call.tool, messages: [] });
+        result = handler.execute(args, { toolCallId: `cordon-${++seq}`, toolName: tool, messages: [] });
       } catch (e) {
-        return settle(token, `TOOL_ERROR\n${errorText(e)}`);
+        return settle(token, failure(e));
       }
       Promise.resolve(result).then(
         (value) => {
           let reply: string;
           try {
-            reply = encodeResult(call.tool, value, resultLimit.value);
+            reply = encodeResult(tool, value, resultLimit.value);
           } catch (e) {
             reply = `TOOL_ERROR\n${errorText(e)}`;
           }
           settle(token, reply);
         },
-        (e: unknown) => settle(token, `TOOL_ERROR\n${errorText(e)}`),
+        (e: unknown) => settle(token, failure(e)),
       );
     };
     const serveOne = (message: string, token: number): void => {

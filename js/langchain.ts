@@ -5,7 +5,7 @@
 //   const runCode = await createCodeTool({ tools: fromLangChainTools([search]), capabilities: [{ method: "search" }] });
 //   const model = chatModel.bindTools([runCode]);
 
-import { Sandbox, CordonError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
+import { Sandbox, CordonError, InvalidArgumentsError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
 import { checkLanguages, codeInputSchema, runForModel } from "./codetool";
 
 /** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */
@@ -79,6 +79,12 @@ export function fromLangChainTools(tools: LangChainToolLike[]): ToolDefinition[]
       description: t.description,
       inputSchema: t.schema,
       execute: async (args: Record<string, unknown>) => {
+        // `invoke` (and `call` again) takes an object whose `type` is
+        // "tool_call" for an envelope and runs the tool on its `args`: the
+        // part no constraint saw. Such arguments never reach LangChain.
+        if (args !== null && typeof args === "object" && Object.hasOwn(args, "type") && args.type === "tool_call") {
+          throw new InvalidArgumentsError('a top-level "type": "tool_call" would make LangChain read the arguments as a tool-call envelope');
+        }
         const out = await t.invoke(args);
         if (typeof out === "string") {
           try {

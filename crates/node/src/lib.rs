@@ -321,13 +321,15 @@ impl ToolHost for NodeTools {
             Err(match code {
                 "TOOL_RESULT_INVALID" => ToolFailure::InvalidResult(message.to_owned()),
                 "TOOL_RESULT_TOO_LARGE" => ToolFailure::TooLarge(message.to_owned()),
+                "INVALID_ARGUMENTS" => ToolFailure::InvalidArguments(message.to_owned()),
                 _ => ToolFailure::Failed(message.to_owned()),
             })
         })
     }
 
-    fn approve(&self, call: &ToolInvocation) -> BoxFuture<bool> {
-        let reply = self.send(call_message("approve", call));
+    fn approve(&self, call: &ToolInvocation, capability_asks: bool) -> BoxFuture<bool> {
+        let kind = if capability_asks { "approve" } else { "approve-tool" };
+        let reply = self.send(call_message(kind, call));
         Box::pin(async move { reply.await.as_deref() == Ok("true") })
     }
 

@@ -110,6 +110,11 @@ impl<'de> Visitor<'de> for Strict {
             if object.contains_key(&key) {
                 return Err(de::Error::custom(format!("duplicate key {key:?}")));
             }
+            // JavaScript code that copies objects with assignment reads this
+            // key as the prototype, not as data.
+            if key == "__proto__" {
+                return Err(de::Error::custom("a key \"__proto__\" (JavaScript reads it as the prototype)"));
+            }
             let value = map.next_value_seed(inner)?;
             object.insert(key, value);
         }

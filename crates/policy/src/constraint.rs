@@ -5,6 +5,12 @@
 //! `absent` is satisfied by a missing parameter). Numeric comparisons accept
 //! finite JSON numbers only — never a boolean, a numeric string, null or an
 //! array. `in` / `notIn` compare type and exact code points.
+//!
+//! A leaf whose check cannot be made (the value is missing, of the wrong type,
+//! a path or URL that another layer could read differently, or a path that a
+//! literal dotted key could also spell) is *unknown*, not false: `and`, `or`
+//! and `not` follow three-valued logic, and only a constraint that *holds* lets
+//! a call through, so `not(amount > 1000)` never admits `"5000"` or `[5000]`.
 
 use std::fmt;
 
@@ -33,6 +39,26 @@ impl ParamPath {
 
     fn lookup<'a>(&self, args: &'a Value) -> Option<&'a Value> {
         self.0.iter().try_fold(args, |value, key| value.as_object()?.get(key))
+    }
+
+    /// A key, on the way down, that spells more than one segment of the path
+    /// (`"user.role"` beside `user: { role }`): a tool that reads dotted keys
+    /// would see a value the constraint did not check.
+    fn ambiguous_key(&self, args: &Value) -> Option<String> {
+        let mut value = args;
+        for (i, key) in self.0.iter().enumerate() {
+            let obj = value.as_object()?;
+            let mut joined = key.clone();
+            for next in self.0.iter().skip(i + 1) {
+                joined.push('.');
+                joined.push_str(next);
+                if obj.contains_key(&joined) {
+                    return Some(joined);
+                }
+            }
+            value = obj.get(key)?;
+        }
+        None
     }
 }
 
@@ -85,6 +111,7 @@ enum Leaf {
     EndsWith(String),
     Matches(Regex),
     PathWithin(String),
+    UrlWithin(UrlBase),
     Exists,
     Absent,
 }
@@ -141,15 +168,49 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Characters that some layer could read as `.`, `/` or `\\` (compatibility
+/// forms and look-alikes: fullwidth, small and halfwidth forms, leaders,
+/// fraction and division slashes, ideographic full stops), or that hide in
+/// text (format characters: zero-width, bidirectional controls, BOM).
+fn is_look_alike(c: char) -> bool {
+    matches!(
+        c,
+        '\u{2024}'..='\u{2026}' // one-dot, two-dot leader, ellipsis
+            | '\u{2044}' // fraction slash
+            | '\u{2215}' | '\u{2216}' // division slash, set minus
+            | '\u{29F5}' | '\u{29F8}' | '\u{29F9}' // reverse solidus operator, big solidus, big reverse solidus
+            | '\u{3002}' | '\u{FF61}' // ideographic and halfwidth ideographic full stop
+            | '\u{FE52}' | '\u{FE68}' // small full stop, small reverse solidus
+            | '\u{FF0E}' | '\u{FF0F}' | '\u{FF3C}' // fullwidth full stop, solidus, reverse solidus
+            | '\u{2E2E}' | '\u{2E3C}' // reversed question mark, stenographic full stop
+            | '\u{066B}'..='\u{066D}' // Arabic decimal and thousands separators, five-pointed star
+            | '\u{06D4}' // Arabic full stop
+            | '\u{0701}'..='\u{0702}' // Syriac supralinear, sublinear full stop
+            | '\u{A4F8}'..='\u{A4FF}' // Lisu punctuation (ꓸ is a dot)
+            | '\u{10101}' // Aegean word separator dot
+            | '\u{00AD}' // soft hyphen
+            | '\u{034F}' // combining grapheme joiner
+            | '\u{061C}' // Arabic letter mark
+            | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' // Hangul fillers
+            | '\u{180E}' // Mongolian vowel separator
+            | '\u{200B}'..='\u{200F}' // zero-width characters, direction marks
+            | '\u{202A}'..='\u{202E}' // bidirectional embeddings and overrides
+            | '\u{2060}'..='\u{206F}' // word joiner, invisible operators, isolates
+            | '\u{FE00}'..='\u{FE0F}' // variation selectors
+            | '\u{FEFF}' // byte order mark
+            | '\u{FFF9}'..='\u{FFFB}' // interlinear annotation
+            | '\u{E0000}'..='\u{E007F}' // tags
+    )
+}
+
 /// Whether `path` is an absolute path with nothing a later layer could
 /// reinterpret: no `.`/`..` segments, no `//`, no backslash, no control
-/// characters, no percent-encoded dot, slash, backslash, NUL or percent.
+/// characters, no `%` (percent escapes mean something to URL layers), no
+/// `;` (path parameters), no look-alikes of `.`, `/` or `\\`.
 pub(crate) fn is_canonical_path(path: &str) -> bool {
-    if !path.starts_with('/') || path.chars().any(|c| c == '\\' || c.is_control()) {
-        return false;
-    }
-    let lower = path.to_ascii_lowercase();
-    if ["%2e", "%2f", "%5c", "%00", "%25"].iter().any(|enc| lower.contains(enc)) {
+    if !path.starts_with('/')
+        || path.chars().any(|c| c == '\\' || c == '%' || c == ';' || c.is_control() || is_look_alike(c))
+    {
         return false;
     }
     let body = path.strip_prefix('/').unwrap_or(path);
@@ -172,89 +233,212 @@ impl Leaf {
             Self::EndsWith(s) => format!("{path} endsWith {}", shown(&Value::String(s.clone()))),
             Self::Matches(r) => format!("{path} matches /{}/", r.as_str()),
             Self::PathWithin(root) => format!("{path} pathWithin {}", shown(&Value::String(root.clone()))),
+            Self::UrlWithin(base) => {
+                format!("{path} urlWithin {}", shown(&Value::String(base.shown.clone())))
+            }
             Self::Exists => format!("{path} exists"),
             Self::Absent => format!("{path} absent"),
         }
     }
 
-    /// `Ok` when `value` (the parameter, `None` when missing) satisfies it.
-    fn check(&self, path: &ParamPath, value: Option<&Value>) -> Result<(), String> {
+    /// Whether `value` (the parameter, `None` when missing) satisfies it.
+    fn check(&self, path: &ParamPath, value: Option<&Value>) -> Verdict {
         let Some(value) = value else {
             return match self {
-                Self::Absent => Ok(()),
-                _ => Err(format!("{path} is missing (required by {})", self.describe(path))),
+                Self::Absent => Verdict::Holds,
+                Self::Exists => {
+                    Verdict::Fails(format!("{path} is missing (required by {})", self.describe(path)))
+                }
+                _ => Verdict::Unknown(format!("{path} is missing (required by {})", self.describe(path))),
             };
         };
         let got = || format!("got {} ({})", shown(value), kind(value));
+        let holds = |ok: bool, why: String| if ok { Verdict::Holds } else { Verdict::Fails(why) };
         match self {
-            Self::Absent => Err(format!("{path} must be absent, {}", got())),
-            Self::Exists => Ok(()),
+            Self::Absent => Verdict::Fails(format!("{path} must be absent, {}", got())),
+            Self::Exists => Verdict::Holds,
             Self::Cmp(op, bound) => match (value.as_f64(), bound.as_f64()) {
-                (Some(v), Some(b)) if value.is_number() && v.is_finite() => {
-                    if op.holds(v, b) {
-                        Ok(())
-                    } else {
-                        Err(format!("{path} must be {} {bound}, got {}", op.symbol(), shown(value)))
-                    }
-                }
-                _ => Err(format!("{path} must be a number {} {bound}, {}", op.symbol(), got())),
+                (Some(v), Some(b)) if value.is_number() && v.is_finite() => holds(
+                    op.holds(v, b),
+                    format!("{path} must be {} {bound}, got {}", op.symbol(), shown(value)),
+                ),
+                _ => Verdict::Unknown(format!("{path} must be a number {} {bound}, {}", op.symbol(), got())),
             },
             Self::In(values) => {
-                if values.iter().any(|v| same(v, value)) {
-                    Ok(())
+                if value.is_array() || value.is_object() {
+                    Verdict::Unknown(format!("{path} must be one of {}, {}", list(values), got()))
                 } else {
-                    Err(format!("{path} must be one of {}, {}", list(values), got()))
+                    holds(
+                        values.iter().any(|v| same(v, value)),
+                        format!("{path} must be one of {}, {}", list(values), got()),
+                    )
                 }
             }
             Self::NotIn(values) => {
                 if value.is_array() || value.is_object() {
-                    Err(format!("{path} must be a value not in {}, {}", list(values), got()))
-                } else if values.iter().any(|v| same(v, value)) {
-                    Err(format!("{path} must not be one of {}, got {}", list(values), shown(value)))
+                    Verdict::Unknown(format!("{path} must be a value not in {}, {}", list(values), got()))
                 } else {
-                    Ok(())
+                    holds(
+                        !values.iter().any(|v| same(v, value)),
+                        format!("{path} must not be one of {}, got {}", list(values), shown(value)),
+                    )
                 }
             }
             Self::StartsWith(prefix) => {
                 let Some(s) = value.as_str() else {
-                    return Err(format!("{path} must be a string starting with {prefix:?}, {}", got()));
+                    return Verdict::Unknown(format!(
+                        "{path} must be a string starting with {prefix:?}, {}",
+                        got()
+                    ));
                 };
                 // A prefix that looks like a path is a path constraint: the
                 // value must not be able to climb back out of it.
                 if prefix.starts_with('/') && !is_canonical_path(s) {
-                    return Err(format!(
-                        "{path} must be a normalised path starting with {prefix:?} (no '.', '..', '//', '\\', \
-                         percent-encoded separators or control characters), got {}",
+                    return Verdict::Unknown(format!(
+                        "{path} must be a normalised path starting with {prefix:?} ({PATH_RULES}), got {}",
                         shown(value)
                     ));
                 }
-                if s.starts_with(prefix.as_str()) {
-                    Ok(())
-                } else {
-                    Err(format!("{path} must start with {prefix:?}, got {}", shown(value)))
-                }
+                holds(
+                    s.starts_with(prefix.as_str()),
+                    format!("{path} must start with {prefix:?}, got {}", shown(value)),
+                )
             }
             Self::EndsWith(suffix) => match value.as_str() {
-                Some(s) if s.ends_with(suffix.as_str()) => Ok(()),
-                Some(_) => Err(format!("{path} must end with {suffix:?}, got {}", shown(value))),
-                None => Err(format!("{path} must be a string ending with {suffix:?}, {}", got())),
+                Some(s) => holds(
+                    s.ends_with(suffix.as_str()),
+                    format!("{path} must end with {suffix:?}, got {}", shown(value)),
+                ),
+                None => {
+                    Verdict::Unknown(format!("{path} must be a string ending with {suffix:?}, {}", got()))
+                }
             },
             Self::Matches(re) => match value.as_str() {
-                Some(s) if re.is_match(s) => Ok(()),
-                Some(_) => Err(format!("{path} must match /{}/, got {}", re.as_str(), shown(value))),
-                None => Err(format!("{path} must be a string matching /{}/, {}", re.as_str(), got())),
+                Some(s) => holds(
+                    re.is_match(s),
+                    format!("{path} must match /{}/, got {}", re.as_str(), shown(value)),
+                ),
+                None => {
+                    Verdict::Unknown(format!("{path} must be a string matching /{}/, {}", re.as_str(), got()))
+                }
             },
             Self::PathWithin(root) => match value.as_str() {
-                Some(s) if is_canonical_path(s) && within(s, root) => Ok(()),
-                Some(_) => Err(format!(
-                    "{path} must be a normalised path within {root:?} (no '.', '..', '//', '\\', \
-                     percent-encoded separators or control characters), got {}",
+                Some(s) if is_canonical_path(s) => holds(
+                    within(s, root),
+                    format!("{path} must be a path within {root:?}, got {}", shown(value)),
+                ),
+                Some(_) => Verdict::Unknown(format!(
+                    "{path} must be a normalised path within {root:?} ({PATH_RULES}), got {}",
                     shown(value)
                 )),
-                None => Err(format!("{path} must be a path string within {root:?}, {}", got())),
+                None => Verdict::Unknown(format!("{path} must be a path string within {root:?}, {}", got())),
+            },
+            Self::UrlWithin(base) => match value.as_str().map(canonical_url) {
+                Some(Some(url)) => holds(
+                    base.admits(&url),
+                    format!("{path} must be a URL within {}, got {}", base.shown, shown(value)),
+                ),
+                Some(None) => Verdict::Unknown(format!(
+                    "{path} must be an absolute URL within {} in its normal form ({URL_RULES}), got {}",
+                    base.shown,
+                    shown(value)
+                )),
+                None => {
+                    Verdict::Unknown(format!("{path} must be a URL string within {}, {}", base.shown, got()))
+                }
             },
         }
     }
+}
+
+/// What a path constraint refuses, for its messages.
+const PATH_RULES: &str =
+    "no '.', '..', '//', '\\', '%', ';', control characters or look-alikes of '.' and '/'";
+
+/// What a URL constraint refuses, for its messages.
+const URL_RULES: &str =
+    "no user name or password, no default port, no '.' or '..' segments, no backslashes or percent-encoded separators";
+
+/// The outcome of a constraint on one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Holds,
+    /// The check was made and is false; why.
+    Fails(String),
+    /// The check could not be made (missing, wrong type, ambiguous); why.
+    /// Neither it nor its negation lets a call through.
+    Unknown(String),
+}
+
+/// A URL as `urlWithin` compares it: scheme, host, port, path.
+#[derive(Debug, Clone)]
+pub(crate) struct UrlBase {
+    scheme: String,
+    host: String,
+    port: Option<u16>,
+    /// The path prefix, ending in `/`.
+    path: String,
+    /// The base as given, for messages.
+    shown: String,
+}
+
+impl UrlBase {
+    fn parse(raw: &str) -> Result<Self, ConfigError> {
+        let bad = |why: &str| {
+            config(format!("constraint \"urlWithin\" needs an absolute http(s) URL {why}, got {raw:?}"))
+        };
+        let url = url::Url::parse(raw).map_err(|_| bad("that parses"))?;
+        if url.cannot_be_a_base() || url.host_str().is_none() {
+            return Err(bad("with a host"));
+        }
+        if !url.username().is_empty()
+            || url.password().is_some()
+            || url.query().is_some()
+            || url.fragment().is_some()
+        {
+            return Err(bad("without user name, password, query or fragment"));
+        }
+        let mut path = url.path().to_owned();
+        if !path.ends_with('/') {
+            path.push('/');
+        }
+        Ok(Self {
+            scheme: url.scheme().to_owned(),
+            host: url.host_str().unwrap_or_default().to_owned(),
+            port: url.port(),
+            path,
+            shown: raw.to_owned(),
+        })
+    }
+
+    fn admits(&self, url: &url::Url) -> bool {
+        let path = url.path();
+        url.scheme() == self.scheme
+            && url.host_str() == Some(self.host.as_str())
+            && url.port() == self.port
+            && (path.starts_with(&self.path) || format!("{path}/") == self.path)
+    }
+}
+
+/// `raw` parsed by the WHATWG URL rules, when it is already in the form
+/// those rules write it in (so no other parser can read it differently),
+/// has a host, no credentials, and no encoded separators or dot segments.
+fn canonical_url(raw: &str) -> Option<url::Url> {
+    let url = url::Url::parse(raw).ok()?;
+    let serialised = url.as_str();
+    // `https://a.example` is written `https://a.example/`.
+    let same = serialised == raw || (url.path() == "/" && serialised.strip_suffix('/') == Some(raw));
+    if !same || url.cannot_be_a_base() || url.host_str().is_none() {
+        return None;
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return None;
+    }
+    let lower = url.path().to_ascii_lowercase();
+    if ["%2e", "%2f", "%5c", "%00", "%25"].iter().any(|enc| lower.contains(enc)) {
+        return None;
+    }
+    Some(url)
 }
 
 fn config(message: impl Into<String>) -> ConfigError {
@@ -324,6 +508,7 @@ fn leaf(op: &str, value: Option<&Value>) -> Result<Leaf, ConfigError> {
         "endsWith" | "ends_with" => Leaf::EndsWith(string(need()?, op)?),
         "matches" => Leaf::Matches(regex(&string(need()?, op)?)?),
         "pathWithin" | "path_within" => Leaf::PathWithin(path_root(&string(need()?, op)?)?),
+        "urlWithin" | "url_within" => Leaf::UrlWithin(UrlBase::parse(&string(need()?, op)?)?),
         "exists" | "absent" => {
             if value.is_some() {
                 return Err(config(format!("constraint {op:?} takes no \"value\"")));
@@ -337,7 +522,7 @@ fn leaf(op: &str, value: Option<&Value>) -> Result<Leaf, ConfigError> {
         other => {
             return Err(config(format!(
                 "unknown constraint operator {other:?}; expected one of <, <=, >, >=, ==, !=, in, notIn, \
-                 startsWith, endsWith, matches, pathWithin, exists, absent"
+                 startsWith, endsWith, matches, pathWithin, urlWithin, exists, absent"
             )))
         }
     };
@@ -406,7 +591,8 @@ impl Constraint {
 
     /// Compiles amla-sandbox's short form for one parameter: `"<=1000"`,
     /// `">0"`, `"==5"`, `"!=5"`, `"startswith:/api/"`, `"endswith:.json"`,
-    /// `"matches:^[a-z]+$"`, `"pathwithin:/data"`, `"exists"`, `"absent"`, an
+    /// `"matches:^[a-z]+$"`, `"pathwithin:/data"`,
+    /// `"urlwithin:https://api.example.com/v1"`, `"exists"`, `"absent"`, an
     /// array (one of), or a number (equal). Anything else is an error.
     pub fn from_short(param: &str, spec: &Value) -> Result<Self, ConfigError> {
         let path = ParamPath::parse(param)?;
@@ -425,24 +611,63 @@ impl Constraint {
     }
 
     /// Checks `args` (the argument object); the error says which constraint
-    /// failed and with which value.
+    /// failed, or could not be checked, and with which value.
     pub fn check(&self, args: &Value) -> Result<(), String> {
+        match self.verdict(args) {
+            Verdict::Holds => Ok(()),
+            Verdict::Fails(why) | Verdict::Unknown(why) => Err(why),
+        }
+    }
+
+    /// Three-valued: an unknown leaf stays unknown under `not`, and makes an
+    /// `and` or `or` unknown unless the others decide it.
+    fn verdict(&self, args: &Value) -> Verdict {
         match self {
-            Self::Leaf(l) => l.leaf.check(&l.path, l.path.lookup(args)),
-            Self::And(all) => all.iter().try_for_each(|c| c.check(args)),
-            Self::Or(any) => {
-                let mut reasons = Vec::new();
-                for c in any {
-                    match c.check(args) {
-                        Ok(()) => return Ok(()),
-                        Err(reason) => reasons.push(reason),
+            Self::Leaf(l) => match l.path.ambiguous_key(args) {
+                Some(key) => Verdict::Unknown(format!(
+                    "{} cannot be checked: the arguments also have a key {} that spells it",
+                    l.path,
+                    shown(&Value::String(key))
+                )),
+                None => l.leaf.check(&l.path, l.path.lookup(args)),
+            },
+            Self::And(all) => {
+                let mut unknown = None;
+                for c in all {
+                    match c.verdict(args) {
+                        Verdict::Holds => {}
+                        Verdict::Fails(why) => return Verdict::Fails(why),
+                        Verdict::Unknown(why) => {
+                            unknown.get_or_insert(why);
+                        }
                     }
                 }
-                Err(reasons.join(" or "))
+                unknown.map_or(Verdict::Holds, Verdict::Unknown)
             }
-            Self::Not(inner) => match inner.check(args) {
-                Ok(()) => Err(format!("must not satisfy ({})", inner.describe())),
-                Err(_) => Ok(()),
+            Self::Or(any) => {
+                let mut reasons = Vec::new();
+                let mut unknown = false;
+                for c in any {
+                    match c.verdict(args) {
+                        Verdict::Holds => return Verdict::Holds,
+                        Verdict::Fails(why) => reasons.push(why),
+                        Verdict::Unknown(why) => {
+                            unknown = true;
+                            reasons.push(why);
+                        }
+                    }
+                }
+                let why = reasons.join(" or ");
+                if unknown {
+                    Verdict::Unknown(why)
+                } else {
+                    Verdict::Fails(why)
+                }
+            }
+            Self::Not(inner) => match inner.verdict(args) {
+                Verdict::Holds => Verdict::Fails(format!("must not satisfy ({})", inner.describe())),
+                Verdict::Fails(_) => Verdict::Holds,
+                Verdict::Unknown(why) => Verdict::Unknown(why),
             },
         }
     }
@@ -489,6 +714,7 @@ fn short_text(param: &str, text: &str) -> Result<Leaf, ConfigError> {
             "endswith" | "ends_with" => "endsWith",
             "matches" | "regex" => "matches",
             "pathwithin" | "path_within" => "pathWithin",
+            "urlwithin" | "url_within" => "urlWithin",
             _ => "",
         };
         if !op.is_empty() {
@@ -497,6 +723,6 @@ fn short_text(param: &str, text: &str) -> Result<Leaf, ConfigError> {
     }
     Err(config(format!(
         "unknown constraint {text:?} for {param:?}; use <, <=, >, >=, ==, != with a number, \
-         startswith:, endswith:, matches:, pathwithin:, exists, absent, or an array of allowed values"
+         startswith:, endswith:, matches:, pathwithin:, urlwithin:, exists, absent, or an array of allowed values"
     )))
 }

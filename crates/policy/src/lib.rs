@@ -31,6 +31,7 @@ mod constraint;
 mod name;
 mod pattern;
 mod policy;
+mod schema;
 mod spec;
 
 pub use args::{parse_arguments, ArgLimits};
@@ -38,4 +39,5 @@ pub use constraint::Constraint;
 pub use name::{ToolName, MAX_NAME_LEN};
 pub use pattern::MethodPattern;
 pub use policy::{Allowed, Budgets, Decision, Denial, DenyReason, Policy};
+pub use schema::MAX_STEPS;
 pub use spec::{CapabilitySpec, ConfigError, PolicySpec, ToolSpec};

@@ -2,7 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use jsonschema::{PatternOptions, Validator};
 use serde_json::Value;
 
 use crate::{
@@ -10,17 +9,20 @@ use crate::{
     constraint::Constraint,
     name::{quote, ToolName},
     pattern::MethodPattern,
+    schema::{Schema, SchemaError},
     spec::{ConfigError, PolicySpec},
 };
 
 struct Tool {
-    schema: Option<Validator>,
+    schema: Option<Schema>,
     description: Option<String>,
     /// The schema as given, as JSON text.
     schema_json: Option<String>,
     /// The capabilities whose pattern matches this tool, in order: a call
     /// consults only these (the patterns are matched once, at compile).
     capabilities: Vec<usize>,
+    /// Every call asks for approval, whichever capability allows it.
+    require_approval: bool,
 }
 
 struct Capability {
@@ -114,6 +116,8 @@ pub struct Allowed {
     args: Value,
     capability: usize,
     require_approval: bool,
+    /// The capability asks for approval (not only the tool).
+    capability_asks: bool,
 }
 
 impl Allowed {
@@ -142,6 +146,12 @@ impl Allowed {
 
     pub fn requires_approval(&self) -> bool {
         self.require_approval
+    }
+
+    /// Whether the capability that allowed the call asks for approval; when
+    /// only the tool does, its own rule (`needsApproval`) may waive it.
+    pub fn capability_asks(&self) -> bool {
+        self.capability_asks
     }
 }
 
@@ -177,15 +187,6 @@ impl Budgets {
         self.run_used = 0;
     }
 
-    /// Gives back the charge of an allowed call that did not happen (refused
-    /// by the approval hook).
-    pub fn refund(&mut self, allowed: &Allowed) {
-        if let Some(used) = self.used.get_mut(allowed.capability) {
-            *used = used.saturating_sub(1);
-        }
-        self.run_used = self.run_used.saturating_sub(1);
-    }
-
     /// Calls allowed so far by each capability.
     pub fn used(&self) -> &[u64] {
         &self.used
@@ -202,13 +203,6 @@ impl Budgets {
     }
 }
 
-fn schema_validator(name: &str, schema: &Value) -> Result<Validator, ConfigError> {
-    jsonschema::options()
-        .with_pattern_options(PatternOptions::regex())
-        .build(schema)
-        .map_err(|e| ConfigError::new(format!("the inputSchema of tool {name:?} is invalid: {e}")))
-}
-
 impl Policy {
     /// Compiles tools and capabilities; any malformed name, pattern,
     /// constraint, schema or budget is an error.
@@ -217,7 +211,7 @@ impl Policy {
         for tool in &spec.tools {
             let name = ToolName::parse(&tool.name).map_err(ConfigError::new)?;
             let schema = match &tool.input_schema {
-                Some(schema) => Some(schema_validator(name.as_str(), schema)?),
+                Some(schema) => Some(Schema::compile(name.as_str(), schema)?),
                 None => None,
             };
             let doc = Tool {
@@ -225,6 +219,7 @@ impl Policy {
                 description: tool.description.clone(),
                 schema_json: tool.input_schema.as_ref().map(|s| s.to_string()),
                 capabilities: Vec::new(),
+                require_approval: tool.require_approval,
             };
             if tools.insert(name.clone(), doc).is_some() {
                 return Err(ConfigError::new(format!("tool {:?} is registered twice", name.as_str())));
@@ -364,15 +359,25 @@ impl Policy {
             );
         }
         if let Some(schema) = &tool.schema {
-            if let Some(error) = schema.iter_errors(&args).next() {
-                let at = error.instance_path().to_string();
-                let at = if at.is_empty() { String::new() } else { format!(" at {at}") };
-                return deny(
-                    DenyReason::Schema,
-                    format!("{name}: arguments do not match the input schema{at}: {error}"),
-                    Some(&name),
-                    None,
-                );
+            let message = match schema.check(&args) {
+                Ok(()) => None,
+                Err(SchemaError::Invalid { at, message }) => {
+                    let at = if at.is_empty() { String::new() } else { format!(" at {}", excerpt(&at, 120)) };
+                    let why = if message.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", excerpt(&message, 200))
+                    };
+                    Some(format!("{name}: arguments do not match the input schema{at}{why}"))
+                }
+                Err(SchemaError::TooComplex) => Some(format!(
+                    "{name}: arguments too complex to check against the input schema (over {} validation \
+                     steps for arguments of this size)",
+                    crate::schema::budget(&args)
+                )),
+            };
+            if let Some(message) = message {
+                return deny(DenyReason::Schema, message, Some(&name), None);
             }
         }
         if budgets.run_used >= budgets.run_max {
@@ -400,7 +405,8 @@ impl Policy {
                         name,
                         args,
                         capability: index,
-                        require_approval: cap.require_approval,
+                        require_approval: cap.require_approval || tool.require_approval,
+                        capability_asks: cap.require_approval,
                     });
                 }
                 Some((reason, why)) => {
@@ -423,6 +429,24 @@ impl Policy {
             capability: None,
         }))
     }
+}
+
+/// At most `max` characters of `text` (which may quote the guest's input),
+/// with control characters escaped and an ellipsis where it was cut.
+pub(crate) fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn kind_of(value: &Value) -> &'static str {

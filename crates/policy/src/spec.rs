@@ -37,6 +37,10 @@ pub struct ToolSpec {
     /// JSON Schema of the argument object. Remote `$ref`s are not resolved.
     #[serde(default)]
     pub input_schema: Option<Value>,
+    /// Every allowed call of this tool asks the host's `approve` hook first,
+    /// whichever capability allows it (an AI SDK tool's `needsApproval`).
+    #[serde(default)]
+    pub require_approval: bool,
 }
 
 /// A grant: which tools, under which constraints, how often.

@@ -12,7 +12,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use cordon_policy::{parse_arguments, Allowed, ArgLimits, Budgets, Decision, Policy};
+use cordon_policy::{parse_arguments, ArgLimits, Budgets, Decision, Policy};
 use cordon_protocol::{ToolEvent, ToolResult};
 use serde::Serialize;
 
@@ -38,6 +38,9 @@ pub enum ToolFailure {
     InvalidResult(String),
     /// The result is larger than the limit (`TOOL_RESULT_TOO_LARGE`).
     TooLarge(String),
+    /// The tool's own schema refused the arguments the policy allowed
+    /// (`INVALID_ARGUMENTS`, reason `schema`); the tool did not run.
+    InvalidArguments(String),
 }
 
 /// The embedder's side of tool calls (the Node binding implements it).
@@ -45,9 +48,11 @@ pub trait ToolHost: Send + Sync + 'static {
     /// Runs an allowed call; resolves to the result as JSON text.
     fn call(&self, call: &ToolInvocation) -> BoxFuture<Result<String, ToolFailure>>;
 
-    /// Asks whether a call of a `requireApproval` capability may proceed.
-    /// The default refuses.
-    fn approve(&self, _call: &ToolInvocation) -> BoxFuture<bool> {
+    /// Asks whether a call of a `requireApproval` capability (or of a tool
+    /// that requires approval) may proceed; `capability_asks` is false when
+    /// only the tool does, so that its own rule may waive it. The default
+    /// refuses.
+    fn approve(&self, _call: &ToolInvocation, _capability_asks: bool) -> BoxFuture<bool> {
         Box::pin(async { false })
     }
 
@@ -332,6 +337,9 @@ impl ToolState {
             Ended::Answered(Err(ToolFailure::TooLarge(message))) => {
                 error("TOOL_RESULT_TOO_LARGE", None, message)
             }
+            Ended::Answered(Err(ToolFailure::InvalidArguments(message))) => {
+                error("INVALID_ARGUMENTS", Some("schema"), format!("{name}: {message}"))
+            }
             Ended::Answered(Ok(json)) => checked_result(name, json, limits.map_or(0, |l| l.result_bytes)),
         };
         *done = true;
@@ -343,7 +351,9 @@ impl ToolState {
         if let ToolResult::Error { code, reason, message } = &result {
             record.code = Some(code.clone());
             record.message = Some(message.clone());
-            if reason.as_deref() == Some("approval") {
+            // Refused by the approver or by the tool's own schema: the
+            // tool did not run.
+            if reason.is_some() {
                 record.decision = "denied";
                 record.reason = reason.clone();
             }
@@ -412,10 +422,8 @@ impl ToolState {
         let (invocation, started_now) = if allowed.requires_approval() {
             let invocation = ToolInvocation { name: allowed.name().as_str().to_owned(), args_json };
             let approval = Started::Approval(Box::new(Approval {
-                asked: host.approve(&invocation),
+                asked: host.approve(&invocation, allowed.capability_asks()),
                 invocation: invocation.clone(),
-                allowed,
-                budgets: Arc::clone(&context.budgets),
                 host: Arc::clone(host),
             }));
             (invocation, approval)
@@ -445,9 +453,10 @@ impl ToolState {
             let call = match started_now {
                 Started::Call(call) => call,
                 Started::Approval(approval) => {
-                    let Approval { asked, invocation, allowed, budgets, host } = *approval;
+                    // A refused call keeps its charge: a script cannot ask
+                    // the approver more often than its budgets allow.
+                    let Approval { asked, invocation, host } = *approval;
                     if !asked.await {
-                        budgets.lock().unwrap_or_else(|e| e.into_inner()).refund(&allowed);
                         return (id, index, Ended::Refused);
                     }
                     host.call(&invocation)
@@ -471,9 +480,6 @@ enum Started {
 struct Approval {
     asked: BoxFuture<bool>,
     invocation: ToolInvocation,
-    /// Its charge is refunded when the host refuses.
-    allowed: Allowed,
-    budgets: Arc<Mutex<Budgets>>,
     host: Arc<dyn ToolHost>,
 }
 

@@ -1,0 +1,321 @@
+// The boundary where cordon meets frameworks and schemas: every value the
+// guest controls reaches a tool as exactly what the policy checked, or is
+// refused; checking it costs bounded time; constraints fail closed.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { tool as lcTool } from "@langchain/core/tools";
+import { tool as aiTool, jsonSchema } from "ai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { Sandbox, CordonError } from "cordon";
+import { fromLangChainTools } from "cordon/langchain";
+import { mcpTools } from "cordon/mcp";
+
+/** Runs `code`, each call's outcome as `ok:<value>` or `<code>/<reason>`. */
+const outcomes = (calls) => `
+  const out = [];
+  for (const [name, args] of ${JSON.stringify(calls)}) {
+    try { out.push("ok:" + JSON.stringify(await tools.call(name, args))) } catch (e) { out.push(e.code + "/" + e.reason) }
+  }
+  return out;
+`;
+
+// Keys that some framework reads as something other than data.
+const FRAMEWORK_KEYS = {
+  type: "tool_call",
+  id: "x",
+  name: "other_tool",
+  args: { path: "/etc/passwd" },
+  config: { callbacks: [] },
+  signal: "abort",
+  callbacks: [{ handleToolStart: 1 }],
+  toolCall: { id: "t" },
+  _meta: { progressToken: 1 },
+  arguments: { path: "/etc/passwd" },
+  constructor: { prototype: { polluted: true } },
+};
+
+test("fromLangChainTools: a tool-call envelope in the arguments never reaches LangChain", async () => {
+  const seen = [];
+  const read = lcTool(async (input) => { seen.push(input); return `read ${input.path}`; }, {
+    name: "read",
+    description: "Reads a file.",
+    schema: z.object({ path: z.string(), type: z.string().optional(), args: z.any().optional() }),
+  });
+  const sb = await Sandbox.create({
+    tools: fromLangChainTools([read]),
+    capabilities: [{ method: "read", constraints: { param: "path", op: "pathWithin", value: "/data" } }],
+  });
+  const r = await sb.run(outcomes([
+    ["read", { path: "/data/a.txt" }],
+    // Compliant at the top level, anything in `args`: LangChain would run the tool on `args`.
+    ["read", { type: "tool_call", id: "1", name: "read", path: "/data/a.txt", args: { path: "/etc/passwd" } }],
+    ["read", { path: "/data/b.txt", type: "other" }],
+  ]));
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.value), ['ok:"read /data/a.txt"', "INVALID_ARGUMENTS/schema", 'ok:"read /data/b.txt"']);
+  assert.deepEqual(seen, [{ path: "/data/a.txt" }, { path: "/data/b.txt", type: "other" }]);
+  const refused = r.toolCalls[1];
+  assert.equal(refused.decision, "denied");
+  assert.equal(refused.code, "INVALID_ARGUMENTS");
+  assert.match(refused.message, /tool-call envelope/);
+  await sb.close();
+});
+
+test("every adapter hands framework-looking keys to the tool as plain data", async () => {
+  const schema = z.object({}).passthrough();
+  // Plain cordon tool, AI SDK tool, MCP tool.
+  const got = {};
+  // The SDK's low-level server: the arguments as they arrived.
+  const server = new Server({ name: "s", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [{ name: "echo", description: "Echo.", inputSchema: { type: "object" } }],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    got.mcp = request.params.arguments;
+    return { content: [{ type: "text", text: "{}" }] };
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "t", version: "1.0.0" });
+  await Promise.all([server.connect(b), client.connect(a)]);
+  const sb = await Sandbox.create({
+    tools: [
+      { name: "plain", execute: (args) => { got.plain = args; return {}; } },
+      { name: "sdk", ...aiTool({ inputSchema: schema, execute: async (args) => { got.sdk = args; return {}; } }) },
+      ...(await mcpTools(client)),
+    ],
+    capabilities: [{ method: "**" }],
+  });
+  const r = await sb.run(outcomes([["plain", FRAMEWORK_KEYS], ["sdk", FRAMEWORK_KEYS], ["echo", FRAMEWORK_KEYS]]));
+  assert.deepEqual(JSON.parse(r.value), ["ok:{}", "ok:{}", "ok:{}"]);
+  assert.deepEqual(got.plain, FRAMEWORK_KEYS);
+  assert.deepEqual(got.sdk, FRAMEWORK_KEYS);
+  assert.deepEqual(got.mcp, FRAMEWORK_KEYS);
+  assert.equal({}.polluted, undefined);
+  // `__proto__` is never data a tool can be handed.
+  const proto = await sb.run(`try { await plain(JSON.parse('{"__proto__": {"admin": true}}')) } catch (e) { return e.reason + ": " + e.message }`);
+  assert.match(proto.value, /^invalid_arguments: .*__proto__/);
+  await client.close();
+  await sb.close();
+});
+
+test("a tool's own Zod schema is applied on the host: refinements, formats, transforms, defaults", async () => {
+  const seen = [];
+  const sb = await Sandbox.create({
+    tools: {
+      read: aiTool({
+        inputSchema: z.object({
+          file: z.string().refine((s) => !s.includes(".."), "no parent directories"),
+          mode: z.enum(["r", "rb"]).default("r"),
+          tag: z.string().trim().toLowerCase().optional(),
+        }),
+        execute: async (args) => { seen.push(args); return "ok"; },
+      }),
+      fetchUrl: { inputSchema: z.object({ url: z.url({ protocol: /^https$/ }) }), execute: (args) => { seen.push(args); return "ok"; } },
+      mail: { inputSchema: { type: "object", properties: { to: { type: "string", format: "email" } }, required: ["to"] }, execute: () => "sent" },
+    },
+    capabilities: [{ method: "**" }],
+  });
+  const r = await sb.run(outcomes([
+    ["read", { file: "../../other-tenant/secrets.txt" }],
+    ["read", { file: "notes.txt", tag: "  Work " }],
+    ["fetchUrl", { url: "javascript:alert(1)" }],
+    ["fetchUrl", { url: "http://example.com" }],
+    ["fetchUrl", { url: "https://example.com/x" }],
+    ["mail", { to: "not an address" }],
+    ["mail", { to: "a@example.com" }],
+  ]));
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.value), [
+    "INVALID_ARGUMENTS/schema",
+    'ok:"ok"',
+    "INVALID_ARGUMENTS/schema",
+    "INVALID_ARGUMENTS/schema",
+    'ok:"ok"',
+    "DENIED/schema",
+    'ok:"sent"',
+  ]);
+  assert.deepEqual(seen, [{ file: "notes.txt", mode: "r", tag: "work" }, { url: "https://example.com/x" }]);
+  const refused = r.toolCalls[0];
+  assert.deepEqual([refused.decision, refused.reason, refused.code], ["denied", "schema", "INVALID_ARGUMENTS"]);
+  assert.match(refused.message, /^read: file: no parent directories$/);
+  await sb.close();
+});
+
+test("a schema that cannot become JSON Schema is INVALID_OPTIONS naming the tool", async () => {
+  for (const schema of [z.object({ n: z.bigint() }), z.object({ d: z.date() })]) {
+    await assert.rejects(
+      Sandbox.create({ tools: { big: { inputSchema: schema, execute: () => 1 } } }),
+      (e) => e instanceof CordonError && e.code === "INVALID_OPTIONS" && /tool "big"/.test(e.message),
+    );
+  }
+});
+
+// The shape MCP servers publish for filter trees: every branch recurses.
+const FILTER = {
+  type: "object",
+  properties: { filter: { $ref: "#/$defs/f" } },
+  $defs: {
+    f: {
+      oneOf: [
+        { type: "object", properties: { and: { type: "array", items: { $ref: "#/$defs/f" } } }, additionalProperties: false },
+        { type: "object", properties: { or: { type: "array", items: { $ref: "#/$defs/f" } } }, additionalProperties: false },
+        { type: "object", properties: { not: { $ref: "#/$defs/f" } } },
+        { type: "object", properties: { not: { $ref: "#/$defs/f" }, x: { type: "string" } }, required: ["x"] },
+        { type: "object", properties: { field: { type: "string" }, eq: {} }, required: ["field"], additionalProperties: false },
+      ],
+    },
+  },
+};
+
+test("a recursive union schema is checked in bounded time, from JavaScript and the shell", async () => {
+  let ran = 0;
+  const sb = await Sandbox.create({
+    tools: { query: { inputSchema: FILTER, execute: () => ++ran } },
+    capabilities: [{ method: "query" }],
+    limits: { timeoutMs: 5000 },
+  });
+  const started = Date.now();
+  const r = await sb.run(`
+    const out = [];
+    for (const depth of [16, 24, 40, 60]) {
+      let f = { field: "a", eq: 1 };
+      for (let i = 0; i < depth; i++) f = { not: f };
+      const t = Date.now();
+      try { await query({ filter: f }); out.push("ok") } catch (e) { out.push(e.reason) }
+    }
+    return out;
+  `);
+  const js = Date.now() - started;
+  assert.equal(r.exitCode, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.value), ["schema", "schema", "schema", "schema"]);
+  assert.ok(js < 1000, `four checks took ${js} ms`);
+  const deep = `{"filter":${'{"not":'.repeat(30)}{"field":"a"}${"}".repeat(30)}}`;
+  const t0 = Date.now();
+  const sh = await sb.run(`tool query --json '${deep}'`, { language: "shell" });
+  assert.equal(sh.exitCode, 1);
+  assert.match(sh.stderr, /^tool: query: DENIED \(schema\)/);
+  assert.ok(Date.now() - t0 < 1000);
+  assert.equal(ran, 0);
+  await sb.close();
+});
+
+test("constraints fail closed: not, dotted keys, paths, URLs", async () => {
+  const tools = { pay: () => "paid", grant: () => "granted", read: () => "read", get: () => "got" };
+  const sb = await Sandbox.create({
+    tools,
+    capabilities: [
+      { method: "pay", constraints: { not: { param: "amount", op: ">", value: 1000 } } },
+      { method: "grant", constraints: [{ not: { param: "role", op: "in", value: ["admin"] } }, { param: "user.role", op: "in", value: ["viewer"] }] },
+      { method: "read", constraints: { param: "path", op: "pathWithin", value: "/data" } },
+      { method: "get", constraints: { param: "url", op: "urlWithin", value: "https://api.example.com/v1" } },
+    ],
+  });
+  const r = await sb.run(outcomes([
+    ["pay", { amount: 5 }],
+    ["pay", { amount: 5000 }],
+    ["pay", { amount: "5000" }],
+    ["pay", { amount: [5000] }],
+    ["pay", {}],
+    ["grant", { role: "user", user: { role: "viewer" } }],
+    ["grant", { role: ["admin"], user: { role: "viewer" } }],
+    ["grant", { role: "user", "user.role": "admin", user: { role: "viewer" } }],
+    ["read", { path: "/data/a.txt" }],
+    ["read", { path: "/data/%2e%2e/etc" }],
+    ["read", { path: "/data/a%20b" }],
+    ["read", { path: "/data/a;/../etc" }],
+    ["read", { path: "/data/\uFF0E\uFF0E/etc" }],
+    ["read", { path: "/data/\u2024\u2024/etc" }],
+    ["read", { path: "/data\u2215..\u2215etc" }],
+    ["read", { path: "/data/a\u200Bb" }],
+    ["get", { url: "https://api.example.com/v1/users?id=1" }],
+    ["get", { url: "https://api.example.com/v1" }],
+    ["get", { url: "https://api.example.com.evil.net/v1/users" }],
+    ["get", { url: "https://api.example.com@evil.net/v1/users" }],
+    ["get", { url: "https://api.example.com:8443/v1/users" }],
+    ["get", { url: "http://api.example.com/v1/users" }],
+    ["get", { url: "https://api.example.com/v10" }],
+    ["get", { url: "https://API.example.com/v1/users" }],
+    ["get", { url: "https://api.example.com/v1/../admin" }],
+    ["get", { url: "https://api.example.com/v1/%2e%2e/admin" }],
+    ["get", { url: "https://api.example.com\\v1\\users" }],
+  ]));
+  assert.equal(r.exitCode, 0, r.stderr);
+  const c = "DENIED/constraint";
+  assert.deepEqual(JSON.parse(r.value), [
+    'ok:"paid"', c, c, c, c,
+    'ok:"granted"', c, c,
+    'ok:"read"', c, c, c, c, c, c, c,
+    'ok:"got"', 'ok:"got"', c, c, c, c, c, c, c, c, c,
+  ]);
+  assert.match(r.toolCalls[7].message, /user\.role cannot be checked: the arguments also have a key "user\.role"/);
+  await sb.close();
+  await assert.rejects(
+    Sandbox.create({ tools, capabilities: [{ method: "get", constraints: { param: "url", op: "urlWithin", value: "https://u:p@x.example/" } }] }),
+    (e) => e.code === "INVALID_OPTIONS" && /urlWithin/.test(e.message),
+  );
+});
+
+test("a refused approval keeps its charge: the approver is asked at most toolCalls times a run", async () => {
+  let asked = 0;
+  const sb = await Sandbox.create({
+    tools: { wire: () => "sent" },
+    capabilities: [{ method: "wire", requireApproval: true }],
+    approve: () => { asked++; return false; },
+    limits: { toolCalls: 5 },
+  });
+  const r = await sb.run(`
+    const reasons = {};
+    for (let i = 0; i < 5000; i++) { try { await wire({ i }) } catch (e) { reasons[e.reason] = (reasons[e.reason] ?? 0) + 1 } }
+    return reasons;
+  `);
+  assert.deepEqual(JSON.parse(r.value), { approval: 5, run_budget: 4995 });
+  assert.equal(asked, 5);
+  await sb.close();
+});
+
+test("AI SDK tools with needsApproval ask approve(), and are denied without it", async () => {
+  const ran = [];
+  const tools = {
+    wire: aiTool({ inputSchema: jsonSchema({ type: "object" }), needsApproval: true, execute: async (a) => { ran.push(a); return "sent"; } }),
+    pay: aiTool({
+      inputSchema: z.object({ amount: z.number() }),
+      needsApproval: async ({ amount }) => amount > 100,
+      execute: async (a) => { ran.push(a); return "paid"; },
+    }),
+  };
+  const capabilities = [{ method: "wire" }, { method: "pay" }];
+  const code = outcomes([["wire", { n: 1 }], ["pay", { amount: 5 }], ["pay", { amount: 500 }]]);
+  const bare = await Sandbox.create({ tools, capabilities });
+  assert.deepEqual(JSON.parse((await bare.run(code)).value), ["DENIED/approval", 'ok:"paid"', "DENIED/approval"]);
+  await bare.close();
+  const asked = [];
+  const sb = await Sandbox.create({ tools, capabilities, approve: (call) => { asked.push(call); return true; } });
+  assert.deepEqual(JSON.parse((await sb.run(code)).value), ['ok:"sent"', 'ok:"paid"', 'ok:"paid"']);
+  assert.deepEqual(asked, [{ tool: "wire", args: { n: 1 } }, { tool: "pay", args: { amount: 500 } }]);
+  assert.deepEqual(ran, [{ amount: 5 }, { n: 1 }, { amount: 5 }, { amount: 500 }]);
+  await sb.close();
+});
+
+test("an async onToolCall that rejects is not an unhandled rejection", async () => {
+  const unhandled = [];
+  const listener = (e) => unhandled.push(e);
+  process.on("unhandledRejection", listener);
+  try {
+    const sb = await Sandbox.create({
+      tools: { t: () => 1 },
+      capabilities: [{ method: "t" }],
+      onToolCall: async () => { throw new Error("hook failed"); },
+    });
+    const r = await sb.run("await t({}); try { await nope({}) } catch {} return 'done'");
+    assert.equal(r.value, "done");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sb.close();
+  } finally {
+    process.off("unhandledRejection", listener);
+  }
+  assert.deepEqual(unhandled, []);
+});
