@@ -47,6 +47,8 @@ export interface Limits {
     fsBytes?: number;
     /** Files and directories in the sandbox's file system (`ENOSPC`). Default 10000. */
     fsFiles?: number;
+    /** Bytes a `record: true` run's trace may hold (`TRACE_LIMIT`). Default 16 MiB, 1024 to 1 GiB. */
+    traceBytes?: number;
 }
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
@@ -98,7 +100,7 @@ export type Constraint = {
     value: (string | number | boolean | null)[];
 } | {
     param: string;
-    op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within";
+    op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within" | "urlWithin" | "url_within";
     value: string;
 } | {
     param: string;
@@ -134,7 +136,8 @@ export interface ToolCallRecord {
     tool: string;
     /** The validated arguments, or the guest's text when they did not parse. */
     args: unknown;
-    decision: "allowed" | "denied";
+    /** `omitted`: the last record of a full log, whose `message` says how many calls were not logged. */
+    decision: "allowed" | "denied" | "omitted";
     /** Why it was denied: `unknown_tool`, `not_granted`, `invalid_arguments`, `schema`,
      * `parameter_not_allowed`, `constraint`, `budget`, `run_budget`, `approval`. */
     reason?: string;
@@ -280,7 +283,7 @@ export interface RunResult {
     stats: RunStats;
 }
 /** Stable codes of {@link CordonError}. */
-export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "BUSY" | "INVALID_SNAPSHOT" | "TOO_MANY_SANDBOXES" | "INTERNAL";
+export type ErrorCode = "INVALID_OPTIONS" | "INVALID_CODE" | "TIMEOUT" | "CPU_LIMIT" | "MEMORY_LIMIT" | "STACK_OVERFLOW" | "CANCELLED" | "CLOSED" | "BUSY" | "INVALID_SNAPSHOT" | "TOO_MANY_SANDBOXES" | "TOOL_CALL_LIMIT" | "TRACE_LIMIT" | "INTERNAL";
 /** What a run had produced when the sandbox stopped it. */
 export interface PartialResult {
     stdout: string;

@@ -36,7 +36,7 @@ export declare class NativeSandbox {
   /**
    * Writes the effective limits, defaults filled in, into `into`, in the
    * order of `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`).
-   * Ten numbers in a caller's `Float64Array` cost a fraction of an object
+   * Eleven numbers in a caller's `Float64Array` cost a fraction of an object
    * of ten properties built through napi, which `Sandbox.create` paid
    * for every sandbox.
    */
@@ -62,6 +62,7 @@ export interface BindingLimits {
   toolResultBytes?: number
   fsBytes?: number
   fsFiles?: number
+  traceBytes?: number
 }
 
 /** A host directory mounted into the sandbox (`js/` validates the shape). */

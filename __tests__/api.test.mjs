@@ -195,6 +195,7 @@ test("malformed limits are refused at create()", async () => {
     toolResultBytes: 1024 * 1024,
     fsBytes: 64 * 1024 * 1024,
     fsFiles: 10000,
+    traceBytes: 16 * 1024 * 1024,
   });
   await sb.close();
   // Every limit distinct: the native side writes them into a Float64Array in
@@ -210,6 +211,7 @@ test("malformed limits are refused at create()", async () => {
     toolResultBytes: 5000,
     fsBytes: 3 * 1024 * 1024,
     fsFiles: 99,
+    traceBytes: 123456,
   };
   const sb2 = await Sandbox.create({ limits: distinct });
   assert.deepEqual(sb2.limits, distinct);

@@ -59,6 +59,8 @@ export interface Limits {
   fsBytes?: number;
   /** Files and directories in the sandbox's file system (`ENOSPC`). Default 10000. */
   fsFiles?: number;
+  /** Bytes a `record: true` run's trace may hold (`TRACE_LIMIT`). Default 16 MiB, 1024 to 1 GiB. */
+  traceBytes?: number;
 }
 
 /** A JSON Schema object. */
@@ -110,7 +112,7 @@ export type ToolEntry = ToolExecute | Omit<ToolDefinition, "name">;
 export type Constraint =
   | { param: string; op: "<" | "<=" | ">" | ">=" | "==" | "!="; value: number }
   | { param: string; op: "in" | "notIn" | "not_in"; value: (string | number | boolean | null)[] }
-  | { param: string; op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within"; value: string }
+  | { param: string; op: "startsWith" | "starts_with" | "endsWith" | "ends_with" | "matches" | "pathWithin" | "path_within" | "urlWithin" | "url_within"; value: string }
   | { param: string; op: "exists" | "absent" }
   | { and: Constraint[] }
   | { or: Constraint[] }
@@ -142,7 +144,8 @@ export interface ToolCallRecord {
   tool: string;
   /** The validated arguments, or the guest's text when they did not parse. */
   args: unknown;
-  decision: "allowed" | "denied";
+  /** `omitted`: the last record of a full log, whose `message` says how many calls were not logged. */
+  decision: "allowed" | "denied" | "omitted";
   /** Why it was denied: `unknown_tool`, `not_granted`, `invalid_arguments`, `schema`,
    * `parameter_not_allowed`, `constraint`, `budget`, `run_budget`, `approval`. */
   reason?: string;
@@ -305,6 +308,8 @@ export type ErrorCode =
   | "BUSY"
   | "INVALID_SNAPSHOT"
   | "TOO_MANY_SANDBOXES"
+  | "TOOL_CALL_LIMIT"
+  | "TRACE_LIMIT"
   | "INTERNAL";
 
 /** What a run had produced when the sandbox stopped it. */
@@ -577,6 +582,7 @@ const LIMIT_KEYS = [
   "toolResultBytes",
   "fsBytes",
   "fsFiles",
+  "traceBytes",
 ] as const;
 /** Where `NativeSandbox.limits` writes; read at once after each call. */
 const LIMITS_SCRATCH = new Float64Array(LIMIT_KEYS.length);

@@ -42,6 +42,7 @@ pub struct BindingLimits {
     pub tool_result_bytes: Option<f64>,
     pub fs_bytes: Option<f64>,
     pub fs_files: Option<f64>,
+    pub trace_bytes: Option<f64>,
 }
 
 /// Deterministic clock and randomness (`js/` fills in the defaults).
@@ -229,6 +230,7 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
         tool_result_bytes: limit("toolResultBytes", l.tool_result_bytes, d.tool_result_bytes)?,
         fs_bytes: limit("fsBytes", l.fs_bytes, d.fs_bytes)?,
         fs_files: limit("fsFiles", l.fs_files, d.fs_files)?,
+        trace_bytes: limit("traceBytes", l.trace_bytes, d.trace_bytes)?,
     })
 }
 
@@ -520,7 +522,7 @@ impl NativeSandbox {
 
     /// Writes the effective limits, defaults filled in, into `into`, in the
     /// order of `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`).
-    /// Ten numbers in a caller's `Float64Array` cost a fraction of an object
+    /// Eleven numbers in a caller's `Float64Array` cost a fraction of an object
     /// of ten properties built through napi, which `Sandbox.create` paid
     /// for every sandbox.
     #[napi]
@@ -537,6 +539,7 @@ impl NativeSandbox {
             l.tool_result_bytes,
             l.fs_bytes,
             l.fs_files,
+            l.trace_bytes,
         ];
         // SAFETY: the slice is the caller's typed array, alive for this
         // synchronous call on the JavaScript thread, during which no

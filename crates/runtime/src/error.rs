@@ -30,6 +30,11 @@ pub enum ErrorCode {
     /// Every slot of the process's instance pool holds a live sandbox's guest
     /// (`CORDON_POOL_SIZE`).
     TooManySandboxes,
+    /// The run kept calling tools after [`crate::MAX_DENIED_PER_RUN`] of its
+    /// calls were denied.
+    ToolCallLimit,
+    /// A recorded run's trace grew past `limits.traceBytes`.
+    TraceLimit,
     /// A fault of cordon itself (a bug): the guest trapped for another reason
     /// or broke the protocol.
     Internal,
@@ -50,6 +55,8 @@ impl ErrorCode {
             Self::Busy => "BUSY",
             Self::InvalidSnapshot => "INVALID_SNAPSHOT",
             Self::TooManySandboxes => "TOO_MANY_SANDBOXES",
+            Self::ToolCallLimit => "TOOL_CALL_LIMIT",
+            Self::TraceLimit => "TRACE_LIMIT",
             Self::Internal => "INTERNAL",
         }
     }

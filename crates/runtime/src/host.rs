@@ -216,7 +216,10 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 Some(id) => id,
                 None => {
                     state.tracer.record_call(name, args);
-                    state.tools.start(name, args)
+                    if state.tracer.over_limit() {
+                        return Err(Stop(ErrorCode::TraceLimit).into());
+                    }
+                    state.tools.start(name, args).ok_or(Stop(ErrorCode::ToolCallLimit))?
                 }
             };
             state.calls_in_slice += 1;
@@ -323,6 +326,9 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
     };
     let Some(first) = event else {
         state.tracer.record_wait(None);
+        if state.tracer.over_limit() {
+            return Err(Stop(ErrorCode::TraceLimit).into());
+        }
         return Ok(0);
     };
     // The events already there go with the first, up to a batch's size: the
@@ -333,6 +339,9 @@ async fn wait(state: &mut HostState, timeout_ms: i64) -> wasmtime::Result<i32> {
     let mut next = Some(first);
     while let Some(event) = next {
         state.tracer.record_wait(Some(&event));
+        if state.tracer.over_limit() {
+            return Err(Stop(ErrorCode::TraceLimit).into());
+        }
         event.write_framed(&mut batch);
         if batch.len() >= BATCH_BYTES {
             break;

@@ -45,5 +45,8 @@ pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
 pub use mounts::{MountSpec, Tree};
 pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox, TraceMode};
-pub use tools::{BoxFuture, ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools};
+pub use tools::{
+    BoxFuture, ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, LOG_BYTES, LOG_ENTRIES,
+    MAX_DENIED_PER_RUN,
+};
 pub use trace::{Divergence, Trace, TracedCall, TracedWait, TRACE_VERSION};

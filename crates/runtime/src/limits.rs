@@ -35,6 +35,8 @@ pub struct Limits {
     pub fs_bytes: u64,
     /// Files and directories in the sandbox's file system (`ENOSPC`). Default 10 000.
     pub fs_files: u64,
+    /// Bytes a recorded run's trace may hold (`TRACE_LIMIT`). Default 16 MiB.
+    pub trace_bytes: u64,
 }
 
 impl Default for Limits {
@@ -50,6 +52,7 @@ impl Default for Limits {
             tool_result_bytes: MIB,
             fs_bytes: 64 * MIB,
             fs_files: 10_000,
+            trace_bytes: 16 * MIB,
         }
     }
 }
@@ -63,6 +66,7 @@ pub(crate) const TOOL_CALLS: (u64, u64) = (0, 1_000_000);
 pub(crate) const TOOL_RESULT_BYTES: (u64, u64) = (1, 256 * MIB);
 pub(crate) const FS_BYTES: (u64, u64) = (0, 4096 * MIB);
 pub(crate) const FS_FILES: (u64, u64) = (3, 1_000_000);
+pub(crate) const TRACE_BYTES: (u64, u64) = (1024, 1024 * MIB);
 
 impl Limits {
     /// Checks every limit against its range.
@@ -77,6 +81,7 @@ impl Limits {
         check("toolResultBytes", self.tool_result_bytes, TOOL_RESULT_BYTES)?;
         check("fsBytes", self.fs_bytes, FS_BYTES)?;
         check("fsFiles", self.fs_files, FS_FILES)?;
+        check("traceBytes", self.trace_bytes, TRACE_BYTES)?;
         Ok(())
     }
 }

@@ -541,6 +541,7 @@ impl Sandbox {
             TraceMode::Record => Tracer::Record(Trace {
                 version: TRACE_VERSION,
                 tool_names: tools.clone(),
+                max_bytes: self.limits.trace_bytes,
                 ..Trace::default()
             }),
             TraceMode::Replay(trace) => Tracer::replay(trace),
@@ -584,9 +585,16 @@ impl Sandbox {
         match result {
             Ok(outcome) => {
                 lease.guest = Some(guest);
+                // The value and the error are output too: each is cut at
+                // `limits.outputBytes`, like a stream.
+                let limit = usize::try_from(self.limits.output_bytes).unwrap_or(usize::MAX);
                 report.exit_code = outcome.exit_code;
-                report.value = outcome.value;
-                report.error = outcome.error;
+                report.value = outcome.value.map(|v| capped(v, limit));
+                report.error = outcome.error.map(|e| ScriptError {
+                    name: capped(e.name, limit),
+                    message: capped(e.message, limit),
+                    stack: capped(e.stack, limit),
+                });
                 (report.trace, report.divergence) =
                     tracer.finish(&report.stdout, &report.stderr, report.exit_code);
                 Ok(report)
@@ -765,6 +773,19 @@ impl Guest {
 }
 
 /// Maps the error of a failed guest call to its code and message.
+/// `text`, or its first `limit` bytes (at a character boundary) and the
+/// output marker.
+fn capped(text: String, limit: usize) -> String {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[cordon: output truncated at {limit} bytes]", text.get(..end).unwrap_or_default())
+}
+
 fn classify(
     err: &wasmtime::Error,
     memory_hit: bool,
@@ -801,6 +822,13 @@ fn classify(
             format!("the run exceeded its memory limit of {} bytes (limits.memoryBytes)", limits.memory_bytes)
         }
         ErrorCode::StackOverflow => "the run overflowed its stack (too deep recursion)".to_string(),
+        ErrorCode::ToolCallLimit => format!(
+            "the run kept calling tools after {} of its calls were denied",
+            crate::tools::MAX_DENIED_PER_RUN
+        ),
+        ErrorCode::TraceLimit => {
+            format!("the run's trace grew past {} bytes (limits.traceBytes)", limits.trace_bytes)
+        }
         ErrorCode::Cancelled => "the run was cancelled".to_string(),
         ErrorCode::Closed => "the sandbox was closed during the run".to_string(),
         _ => match (err.downcast_ref::<Trap>(), err.downcast_ref::<ProcExit>()) {

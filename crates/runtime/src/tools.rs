@@ -18,6 +18,19 @@ use serde::Serialize;
 
 use crate::pending::Pending;
 
+/// Denied calls one run may make; the next call ends the run with
+/// `TOOL_CALL_LIMIT`. Allowed calls are bounded by `limits.toolCalls`.
+pub const MAX_DENIED_PER_RUN: u32 = 10_000;
+/// Records a run's log keeps; later calls are counted in one `omitted` record.
+pub const LOG_ENTRIES: usize = 20_000;
+/// Bytes of text (names, arguments, messages) a run's log keeps; past them,
+/// later calls are counted in one `omitted` record.
+pub const LOG_BYTES: usize = 8 << 20;
+/// Bytes of a call's arguments a record keeps.
+const RECORD_ARGS: usize = 1024;
+/// Bytes of a message a record keeps.
+const RECORD_MESSAGE: usize = 1024;
+
 /// A boxed, sendable future.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
@@ -68,7 +81,8 @@ pub struct ToolCallRecord {
     pub tool: String,
     /// The validated arguments (allowed calls) or the guest's text, cut at 1 KiB.
     pub args: String,
-    /// `"allowed"` or `"denied"`.
+    /// `"allowed"`, `"denied"`, or `"omitted"` for the last record of a log
+    /// that was full (its message says how many calls it stands for).
     pub decision: &'static str,
     /// Why a call was denied (`constraint`, `budget`, ...).
     pub reason: Option<String>,
@@ -121,6 +135,13 @@ pub(crate) struct ToolState {
     pending: Pending<Completion>,
     /// The audit log: each record, when its call started, and whether it ended.
     records: Vec<(ToolCallRecord, Instant, bool)>,
+    /// Bytes of text in `records`.
+    log_bytes: usize,
+    /// Calls the log was too full to keep (allowed calls in flight keep a
+    /// record without their text until they end, then leave the log).
+    omitted: u64,
+    /// Calls of this run that were denied.
+    denied: u32,
     /// The allowed calls of the run, oldest first, each with its deadline.
     /// Every call of a run has the same timeout, so the oldest call still in
     /// flight is the next to run out of time, and one timer serves them all.
@@ -140,6 +161,9 @@ struct Deadline {
     index: usize,
     slot: usize,
 }
+
+/// The decision of a record the log had no room for.
+const OMITTED: &str = "omitted";
 
 fn cut(text: &str, max: usize) -> String {
     if text.len() <= max {
@@ -164,6 +188,9 @@ impl ToolState {
             ready: VecDeque::new(),
             pending: Pending::default(),
             records: Vec::new(),
+            log_bytes: 0,
+            omitted: 0,
+            denied: 0,
             deadlines: VecDeque::new(),
             timer: None,
             expired: None,
@@ -200,6 +227,7 @@ impl ToolState {
         self.end_run();
         // Ids count from 0 in every run, so a trace's ids match on replay.
         self.next_id = 0;
+        self.denied = 0;
         if let Some(context) = &self.context {
             context.budgets.lock().unwrap_or_else(|e| e.into_inner()).start_run();
         }
@@ -213,17 +241,46 @@ impl ToolState {
         self.deadlines.clear();
         self.timer = None;
         self.expired = None;
-        self.records
+        self.log_bytes = 0;
+        let mut omitted = std::mem::take(&mut self.omitted);
+        let mut log: Vec<ToolCallRecord> = self
+            .records
             .drain(..)
-            .map(|(mut record, _, done)| {
+            .filter_map(|(mut record, _, done)| {
+                if record.decision == OMITTED {
+                    // Kept only while its call was in flight.
+                    omitted += 1;
+                    return None;
+                }
                 if !done {
                     record.code = Some("ABANDONED".into());
                     record.message =
                         Some("the run ended before the tool answered; its result was dropped".into());
                 }
-                record
+                Some(record)
             })
-            .collect()
+            .collect();
+        if omitted > 0 {
+            log.push(ToolCallRecord {
+                tool: String::new(),
+                args: String::new(),
+                decision: OMITTED,
+                reason: Some("log_full".into()),
+                code: None,
+                message: Some(format!(
+                    "{omitted} more tool calls were not logged (a run's log keeps {LOG_ENTRIES} records and \
+                     {LOG_BYTES} bytes)"
+                )),
+                duration_ms: 0.0,
+                result_bytes: None,
+            });
+        }
+        log
+    }
+
+    /// Whether the log has room for one more record of `bytes` of text.
+    fn log_has_room(&self, bytes: usize) -> bool {
+        self.records.len() < LOG_ENTRIES && self.log_bytes + bytes <= LOG_BYTES
     }
 
     /// Whether any call is still waiting for its result.
@@ -350,44 +407,65 @@ impl ToolState {
         };
         if let ToolResult::Error { code, reason, message } = &result {
             record.code = Some(code.clone());
-            record.message = Some(message.clone());
+            if record.decision != OMITTED {
+                let kept = cut(message, RECORD_MESSAGE);
+                self.log_bytes += kept.len();
+                record.message = Some(kept);
+            }
             // Refused by the approver or by the tool's own schema: the
             // tool did not run.
-            if reason.is_some() {
+            if reason.is_some() && record.decision != OMITTED {
                 record.decision = "denied";
                 record.reason = reason.clone();
             }
         }
         if let Some(context) = &self.context {
-            context.tools.host.record(record);
+            if record.decision == OMITTED {
+                // The log has no room for it; the hook still sees the call.
+                context.tools.host.record(&ToolCallRecord { decision: "allowed", ..record.clone() });
+            } else {
+                context.tools.host.record(record);
+            }
         }
         ToolEvent { id, result }
     }
 
-    /// Decides a call and starts it when allowed; returns its id.
-    pub(crate) fn start(&mut self, name: &[u8], args: &[u8]) -> u32 {
+    /// Decides a call and starts it when allowed; returns its id, or
+    /// `None` once the run has made [`MAX_DENIED_PER_RUN`] denied calls.
+    pub(crate) fn start(&mut self, name: &[u8], args: &[u8]) -> Option<u32> {
+        if self.denied >= MAX_DENIED_PER_RUN {
+            return None;
+        }
         let id = self.next_id;
         self.next_id = self.next_id.wrapping_add(1);
         let started = Instant::now();
         let raw_name = String::from_utf8_lossy(name);
         let raw_args = String::from_utf8_lossy(args);
         let deny = |state: &mut Self, tool: String, reason: &str, message: String| {
+            state.denied += 1;
             let record = ToolCallRecord {
                 tool,
-                args: cut(&raw_args, 1024),
+                args: cut(&raw_args, RECORD_ARGS),
                 decision: "denied",
                 reason: Some(reason.to_owned()),
                 code: Some("DENIED".into()),
-                message: Some(message.clone()),
+                message: Some(cut(&message, RECORD_MESSAGE)),
                 duration_ms: started.elapsed().as_secs_f64() * 1000.0,
                 result_bytes: None,
             };
             if let Some(context) = &state.context {
                 context.tools.host.record(&record);
             }
-            state.records.push((record, started, true));
+            let bytes =
+                record.tool.len() + record.args.len() + record.message.as_ref().map_or(0, String::len);
+            if state.log_has_room(bytes) {
+                state.log_bytes += bytes;
+                state.records.push((record, started, true));
+            } else {
+                state.omitted += 1;
+            }
             state.ready.push_back(ToolEvent { id, result: error("DENIED", Some(reason), message) });
-            id
+            Some(id)
         };
         let Some(context) = &self.context else {
             let message = format!(
@@ -432,14 +510,27 @@ impl ToolState {
             let call = Started::Call(host.call(&invocation));
             (invocation, call)
         };
-        // The record takes the invocation's text; the messages of a failure
-        // are written from it once the call ends.
+        // The record takes the invocation's text (cut to 1 KiB); the
+        // messages of a failure are written from it once the call ends. A
+        // full log keeps the call's name only until it ends.
         let index = self.records.len();
+        let mut args = invocation.args_json;
+        if args.len() > RECORD_ARGS {
+            args = cut(&args, RECORD_ARGS);
+        }
+        let bytes = invocation.name.len() + args.len();
+        let decision = if self.log_has_room(bytes) {
+            self.log_bytes += bytes;
+            "allowed"
+        } else {
+            args = String::new();
+            OMITTED
+        };
         self.records.push((
             ToolCallRecord {
                 tool: invocation.name,
-                args: invocation.args_json,
-                decision: "allowed",
+                args,
+                decision,
                 reason: None,
                 code: None,
                 message: None,
@@ -466,7 +557,7 @@ impl ToolState {
         };
         let slot = self.pending.push(Box::pin(future));
         self.deadlines.push_back(Deadline { at: deadline, id, index, slot });
-        id
+        Some(id)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use cordon_protocol::ToolEvent;
+use cordon_protocol::{ToolEvent, ToolResult};
 use serde::{Deserialize, Serialize};
 
 /// Format version of [`Trace`].
@@ -42,6 +42,12 @@ pub struct Trace {
     pub stdout: String,
     pub stderr: String,
     pub exit_code: i32,
+    /// Bytes recorded so far (about what the trace's JSON takes), and the
+    /// most allowed (`limits.traceBytes`); not part of the trace's text.
+    #[serde(skip)]
+    pub(crate) bytes: u64,
+    #[serde(skip)]
+    pub(crate) max_bytes: u64,
 }
 
 /// The first place a replay did not match its trace.
@@ -116,6 +122,7 @@ impl Tracer {
             Self::Record(trace) => {
                 let ns = live();
                 trace.clock.push(ns);
+                trace.bytes += 21;
                 ns
             }
             Self::Replay(r) => {
@@ -139,7 +146,10 @@ impl Tracer {
             Self::Off => live(dst),
             Self::Record(trace) => {
                 let ok = live(dst);
-                trace.random.push(hex(dst));
+                trace.bytes += 2 * dst.len() as u64 + 3;
+                if trace.bytes <= trace.max_bytes {
+                    trace.random.push(hex(dst));
+                }
                 ok
             }
             Self::Replay(r) => {
@@ -164,9 +174,18 @@ impl Tracer {
     /// Records a call the live path started (its id is `calls.len()`).
     pub(crate) fn record_call(&mut self, tool: &[u8], args: &[u8]) {
         if let Self::Record(trace) = self {
-            let tool = String::from_utf8_lossy(tool).into_owned();
-            trace.calls.push(TracedCall { tool, args: String::from_utf8_lossy(args).into_owned() });
+            trace.bytes += (tool.len() + args.len() + 24) as u64;
+            if trace.bytes <= trace.max_bytes {
+                let tool = String::from_utf8_lossy(tool).into_owned();
+                trace.calls.push(TracedCall { tool, args: String::from_utf8_lossy(args).into_owned() });
+            }
         }
+    }
+
+    /// Whether a recording has grown past its limit (the run then ends with
+    /// `TRACE_LIMIT`; what went over was not kept).
+    pub(crate) fn over_limit(&self) -> bool {
+        matches!(self, Self::Record(trace) if trace.bytes > trace.max_bytes)
     }
 
     /// In replay, a call the guest makes: checked against the trace; its id.
@@ -193,7 +212,16 @@ impl Tracer {
     /// Records what a live `wait` returned.
     pub(crate) fn record_wait(&mut self, event: Option<&ToolEvent>) {
         if let Self::Record(trace) = self {
-            trace.waits.push(TracedWait { event: event.cloned() });
+            trace.bytes += 32
+                + event.map_or(0, |e| match &e.result {
+                    ToolResult::Ok { json } => json.len(),
+                    ToolResult::Error { code, reason, message } => {
+                        code.len() + reason.as_ref().map_or(0, String::len) + message.len()
+                    }
+                }) as u64;
+            if trace.bytes <= trace.max_bytes {
+                trace.waits.push(TracedWait { event: event.cloned() });
+            }
         }
     }
 

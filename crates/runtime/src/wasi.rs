@@ -6,7 +6,11 @@
 
 use wasmtime::{Caller, Linker};
 
-use crate::host::{guest_range, memory, HostState};
+use crate::{
+    error::Stop,
+    host::{guest_range, memory, HostState},
+    ErrorCode,
+};
 
 const MODULE: &str = "wasi_snapshot_preview1";
 
@@ -78,34 +82,37 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
     linker.func_wrap(
         MODULE,
         "clock_time_get",
-        |mut c: Caller<'_, HostState>, id: i32, _precision: i64, out: i32| {
+        |mut c: Caller<'_, HostState>, id: i32, _precision: i64, out: i32| -> wasmtime::Result<i32> {
             if !(0..=3).contains(&id) {
-                return EINVAL;
+                return Ok(EINVAL);
             }
             let HostState { entropy, tracer, .. } = c.data_mut();
             let ns = tracer.clock(|| entropy.now_ns(id));
-            if store(&mut c, out, &ns.to_le_bytes()) {
-                SUCCESS
-            } else {
-                EFAULT
+            if tracer.over_limit() {
+                return Err(Stop(ErrorCode::TraceLimit).into());
+            }
+            Ok(if store(&mut c, out, &ns.to_le_bytes()) { SUCCESS } else { EFAULT })
+        },
+    )?;
+    linker.func_wrap(
+        MODULE,
+        "random_get",
+        |mut c: Caller<'_, HostState>, buf: i32, len: i32| -> wasmtime::Result<i32> {
+            let Some(memory) = memory(&mut c) else { return Ok(EFAULT) };
+            let (data, state) = memory.data_and_store_mut(&mut c);
+            match guest_range(buf, len, data.len()).and_then(|r| data.get_mut(r)) {
+                Some(dst) => {
+                    let HostState { entropy, tracer, .. } = state;
+                    let filled = tracer.random(dst, |d| entropy.fill(d));
+                    if tracer.over_limit() {
+                        return Err(Stop(ErrorCode::TraceLimit).into());
+                    }
+                    Ok(if filled { SUCCESS } else { ENOTSUP })
+                }
+                None => Ok(EFAULT),
             }
         },
     )?;
-    linker.func_wrap(MODULE, "random_get", |mut c: Caller<'_, HostState>, buf: i32, len: i32| {
-        let Some(memory) = memory(&mut c) else { return EFAULT };
-        let (data, state) = memory.data_and_store_mut(&mut c);
-        match guest_range(buf, len, data.len()).and_then(|r| data.get_mut(r)) {
-            Some(dst) => {
-                let HostState { entropy, tracer, .. } = state;
-                if tracer.random(dst, |d| entropy.fill(d)) {
-                    SUCCESS
-                } else {
-                    ENOTSUP
-                }
-            }
-            None => EFAULT,
-        }
-    })?;
 
     // Descriptors 0-2 exist (stdin is empty, stdout and stderr are captured);
     // there are no others.
