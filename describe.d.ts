@@ -1,9 +1,12 @@
 /** What {@link describeSandbox} reads. */
 export interface DescribeInput {
+    /** The languages the sandbox runs; both when absent. */
+    languages?: readonly string[];
     tools: {
         name: string;
         description: string | undefined;
         inputSchema: unknown;
+        needsApproval?: boolean;
     }[];
     capabilities: unknown[];
     constraints: Record<string, unknown>;

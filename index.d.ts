@@ -188,6 +188,12 @@ export interface SandboxOptions {
         seed?: number;
         startTime?: number;
     };
+    /**
+     * Languages the sandbox runs (default both). With one, a run in another is
+     * `INVALID_OPTIONS`, and the code cannot start the other from inside:
+     * JavaScript has no working `shell()`, the shell no `js`.
+     */
+    languages?: Language[];
 }
 /** Defines a tool. */
 export declare function tool(definition: ToolDefinition): ToolDefinition;
@@ -367,11 +373,12 @@ interface NativeCancel {
 }
 interface NativeSandbox {
     run(code: string, language: string, cancel: NativeCancel | null, record: boolean | null, replay: string | null): NativeRunResult | Promise<NativeRunResult>;
-    snapshot(): Buffer;
+    snapshot(key: Uint8Array | null): Buffer;
     reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;
     /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
     limits(into: Float64Array): void;
+    setSingleLanguage(single: boolean): void;
     close(): void;
 }
 /**
@@ -391,6 +398,17 @@ export declare class InvalidArgumentsError extends Error {
  * `create()` does; creates nothing.
  */
 export declare function describeOptions(options: SandboxOptions, limits: Readonly<Required<Limits>>): string;
+/** Options of {@link Sandbox.snapshot} and {@link Sandbox.restore}. */
+export interface SnapshotOptions {
+    /**
+     * A secret of at least 16 bytes (text is taken as UTF-8): `snapshot` adds
+     * an HMAC-SHA256 of the snapshot under it, and `restore` refuses a
+     * snapshot whose MAC does not match (`INVALID_SNAPSHOT`), so one edited
+     * in storage (its budgets refreshed, its files changed) is refused.
+     * Without a key a snapshot is trusted input.
+     */
+    key?: string | Uint8Array;
+}
 /**
  * An isolated JavaScript environment. Runs on one sandbox are sequential (a
  * second `run` waits for the first) and share their globals, like a REPL.
@@ -411,17 +429,21 @@ export declare class Sandbox {
     static create(options?: SandboxOptions): Promise<Sandbox>;
     /**
      * Resumes a session from {@link snapshot} bytes (also in another process),
-     * with the same tools and capabilities it was taken with. Rejects with
-     * `INVALID_SNAPSHOT` for corrupt or foreign bytes.
+     * with the same tools and capabilities it was taken with (checked: a
+     * digest of the compiled policy is in the snapshot). With `key`, the
+     * snapshot's MAC must match it. Rejects with `INVALID_SNAPSHOT` for
+     * corrupt, foreign, edited or mismatched bytes.
      */
-    static restore(snapshot: Uint8Array, options?: SandboxOptions): Promise<Sandbox>;
+    static restore(snapshot: Uint8Array, options?: SandboxOptions & SnapshotOptions): Promise<Sandbox>;
     /**
      * Captures the session — file system, capability budgets and the
      * JavaScript heap — once the runs queued before it have ended.
      */
-    snapshot(): Promise<Uint8Array>;
+    snapshot(options?: SnapshotOptions): Promise<Uint8Array>;
     /** Starts the session over: no globals, an empty file system, unused budgets. */
     reset(): Promise<void>;
+    /** The languages this sandbox runs. */
+    get languages(): readonly Language[];
     /** The effective limits (defaults filled in). */
     get limits(): Readonly<Required<Limits>>;
     /** Whether {@link close} was called. */

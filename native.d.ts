@@ -15,9 +15,12 @@ export declare class NativeSandbox {
    */
   static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): Now<NativeSandbox>
   /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
-  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): Promise<NativeSandbox>
-  /** Captures the session; the error message starts with its code. */
-  snapshot(): Buffer
+  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null, key?: Buffer | undefined | null): Promise<NativeSandbox>
+  /**
+   * Captures the session, with a MAC under `key` when given; the error
+   * message starts with its code.
+   */
+  snapshot(key?: Buffer | undefined | null): Buffer
   /** Starts the session over; the error message starts with its code. */
   reset(): void
   /**
@@ -41,6 +44,11 @@ export declare class NativeSandbox {
    * for every sandbox.
    */
   limits(into: Float64Array): void
+  /**
+   * Restricts later runs to the language each is started in (no
+   * `shell()` from JavaScript, no `js` from the shell).
+   */
+  setSingleLanguage(single: boolean): void
   close(): void
 }
 

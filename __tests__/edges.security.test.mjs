@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createHash } from "node:crypto";
 import { z } from "zod";
 import { Sandbox, CordonError } from "cordon";
 import { fromLangChainTools } from "cordon/langchain";
@@ -318,4 +319,126 @@ test("an async onToolCall that rejects is not an unhandled rejection", async () 
     process.off("unhandledRejection", listener);
   }
   assert.deepEqual(unhandled, []);
+});
+
+test("a single-language sandbox cannot start the other language, and adapters pass theirs on", async () => {
+  const js = await Sandbox.create({ languages: ["javascript"] });
+  assert.deepEqual(js.languages, ["javascript"]);
+  await assert.rejects(js.run("echo hi", { language: "shell" }), (e) => e.code === "INVALID_OPTIONS" && /not enabled/.test(e.message));
+  const r = await js.run(`const out = await shell("echo hi"); return out`);
+  assert.deepEqual(JSON.parse(r.value), {
+    stdout: "",
+    stderr: "shell: the shell is not enabled in this sandbox (JavaScript only)\n",
+    exitCode: 126,
+  });
+  assert.doesNotMatch(js.describe(), /- shell:|shell\("cmd"\)/);
+  await js.close();
+  const sh = await Sandbox.create({ languages: ["shell"] });
+  const s = await sh.run("js -e 'console.log(1)'; echo status=$?");
+  assert.deepEqual([s.exitCode, s.stdout, s.stderr], [0, "status=126\n", "js: JavaScript is not enabled in this sandbox (shell only)\n"]);
+  assert.doesNotMatch(sh.describe(), /- javascript:|js -e/);
+  await sh.close();
+  const both = await Sandbox.create();
+  // With both, each starts the other (and a shell run may use js more than once).
+  const b = await both.run("js -e 'console.log(2)'; js -e 'console.log(3)'", { language: "shell" });
+  assert.deepEqual([b.exitCode, b.stdout, b.stderr], [0, "2\n3\n", ""]);
+  assert.equal((await both.run(`return (await shell("echo ok")).stdout`)).value, "ok\n");
+  await both.close();
+  await assert.rejects(Sandbox.create({ languages: [] }), (e) => e.code === "INVALID_OPTIONS");
+  await assert.rejects(Sandbox.create({ languages: ["python"] }), (e) => e.code === "INVALID_OPTIONS");
+  const { createCodeTool } = await import("cordon/ai");
+  const codeTool = await createCodeTool({ languages: ["javascript"] });
+  assert.deepEqual(codeTool.sandbox.languages, ["javascript"]);
+  const out = await codeTool.execute({ code: `return (await shell("echo hi")).exitCode` }, {});
+  assert.equal(out.value, "126");
+  await codeTool.sandbox.close();
+});
+
+test("deterministic mode leaks no real time: file times come from the virtual clock", async () => {
+  const sb = await Sandbox.create({ deterministic: true });
+  const r = await sb.run(`
+    fs.writeFileSync("/workspace/a.txt", "x");
+    const st = fs.statSync("/workspace/a.txt");
+    return { mtime: st.mtimeMs, now: Date.now(), perf: performance.now() >= 0, origin: performance.timeOrigin };
+  `);
+  const v = JSON.parse(r.value);
+  const start = Date.UTC(2000, 0, 1);
+  assert.ok(v.mtime >= start && v.mtime <= v.now && v.now < start + 1000, r.value);
+  assert.ok(v.perf);
+  assert.ok(v.origin >= start && v.origin < start + 1000, r.value);
+  const sh = await sb.run("touch b.txt; date -r b.txt +%Y; ls -l --time-style=+%Y b.txt | cut -d' ' -f6", { language: "shell" });
+  assert.deepEqual([sh.exitCode, sh.stdout.split("\n")[0]], [0, "2000"], sh.stderr);
+  assert.equal((await sb.fs.stat("/workspace/a.txt")).mtimeMs, v.mtime);
+  await sb.close();
+});
+
+test("performance.now() starts at 0 or above and timeOrigin is an epoch time", async () => {
+  const sb = await Sandbox.create();
+  const before = Date.now();
+  const r = await sb.run("const a = performance.now(); const b = performance.now(); return [a, b, performance.timeOrigin]");
+  const [a, b, origin] = JSON.parse(r.value);
+  assert.ok(a >= 0 && b >= a, r.value);
+  assert.ok(origin >= before - 1000 && origin <= Date.now() + 1000, r.value);
+  await sb.close();
+});
+
+test("a replay of a run that writes files matches its trace", async () => {
+  const code = `fs.writeFileSync("/workspace/t.txt", "1"); console.log(fs.statSync("/workspace/t.txt").mtimeMs); return Date.now()`;
+  const sb = await Sandbox.create();
+  const r = await sb.run(code, { record: true });
+  await sb.close();
+  const { divergence, result } = await Sandbox.replay(r.trace, code);
+  assert.equal(divergence, null);
+  assert.equal(result.stdout, r.stdout);
+});
+
+test("restore checks the policy's digest, and a keyed snapshot refuses edits and other keys", async () => {
+  const tools = { a: () => 1, b: () => 2 };
+  const caps = [{ method: "a", maxCalls: 1 }, { method: "b", maxCalls: 5 }];
+  const sb = await Sandbox.create({ tools, capabilities: caps });
+  await sb.run("await a({})");
+  const plain = await sb.snapshot();
+  const key = "a secret of 16+ bytes";
+  const keyed = await sb.snapshot({ key });
+  await sb.close();
+  // The same capabilities reordered, or one constraint-free capability
+  // more, would give another capability's budget: refused.
+  for (const capabilities of [[caps[1], caps[0]], [...caps, { method: "b" }], [{ method: "a", maxCalls: 2 }, caps[1]]]) {
+    await assert.rejects(Sandbox.restore(plain, { tools, capabilities }), (e) => e.code === "INVALID_SNAPSHOT" && /other tools or capabilities/.test(e.message));
+  }
+  const same = await Sandbox.restore(plain, { tools, capabilities: caps });
+  const denied = await same.run("try { await a({}) } catch (e) { return e.reason }");
+  assert.equal(denied.value, "budget");
+  await same.close();
+  // Keyed: the right key restores; an edited byte or another key is refused.
+  const ok = await Sandbox.restore(keyed, { tools, capabilities: caps, key });
+  await ok.close();
+  // Edited as an attacker would: a byte of the payload changed and its
+  // checksum recomputed (layout: magic 8, version 4, guest 64, policy 32,
+  // checksum 32, MAC 32, payload).
+  const edited = new Uint8Array(keyed);
+  edited[edited.length - 1] ^= 1;
+  edited.set(createHash("sha256").update(edited.subarray(172)).digest(), 108);
+  await assert.rejects(Sandbox.restore(edited, { tools, capabilities: caps, key }), (e) => e.code === "INVALID_SNAPSHOT" && /MAC/.test(e.message));
+  // Without a key a snapshot is trusted input: the same bytes restore.
+  const trusted = await Sandbox.restore(edited, { tools, capabilities: caps });
+  await trusted.close();
+  await assert.rejects(Sandbox.restore(keyed, { tools, capabilities: caps, key: "another key of 16 bytes" }), (e) => e.code === "INVALID_SNAPSHOT");
+  await assert.rejects(Sandbox.restore(plain, { tools, capabilities: caps, key }), (e) => e.code === "INVALID_SNAPSHOT");
+  await assert.rejects(sb.snapshot({ key: "short" }), (e) => e.code === "INVALID_OPTIONS" || e.code === "CLOSED");
+  const fresh = await Sandbox.create();
+  await assert.rejects(fresh.snapshot({ key: "short" }), (e) => e.code === "INVALID_OPTIONS");
+  await fresh.close();
+});
+
+test("audit records escape control characters, so a guest cannot forge log lines", async () => {
+  const records = [];
+  const sb = await Sandbox.create({ tools: { t: () => 1 }, capabilities: [{ method: "t" }], onToolCall: (r) => records.push(r) });
+  const r = await sb.run(`try { await tools.call("x\\n2026 allowed t\\u001b[0m", {}) } catch (e) { return e.code }`);
+  assert.equal(r.value, "DENIED");
+  for (const record of [r.toolCalls[0], records[0]]) {
+    assert.doesNotMatch(record.tool + record.message, /[\u0000-\u001f\u007f]/);
+    assert.match(record.tool, /^x\\n2026 allowed t\\u\{1b\}\[0m$/);
+  }
+  await sb.close();
 });

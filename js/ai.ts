@@ -49,7 +49,7 @@ export async function createCodeTool(
   const ai = loadAi();
   const { languages: requested = ["javascript", "shell"], description, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
-  const sandbox = await Sandbox.create(sandboxOptions);
+  const sandbox = await Sandbox.create({ ...sandboxOptions, languages });
   const text = (description ? `${description.trim()}\n\n` : "") + sandbox.describe();
   const tool = ai.tool({
     description: text,
@@ -113,6 +113,7 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
     }
     return {
       ...sandboxOptions,
+      languages,
       tools: entries,
       // The routing grants each tool, except those that need approval: a
       // script has no one to ask, so they stay denied.
@@ -128,18 +129,30 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
   // Malformed options fail here, not when the AI SDK first binds the caller.
   announce({});
 
-  // The sandbox of the current tool set, and the outer call's options for
-  // the nested calls of the run in progress (runs of one sandbox never overlap).
-  let session: { key: string; sandbox: Promise<Sandbox> } | null = null;
-  let routed: Record<string, AiTool> = {};
-  let outer: Record<string, unknown> = {};
-  let seq = 0;
-  const nested = async (name: string, args: unknown) => {
-    const t = routed[name];
+  // One session per conversation: its sandbox (for the current tool set),
+  // the tools routed to it, and the outer call's options for the nested calls
+  // of its run in progress (runs of one sandbox never overlap). Nothing is
+  // shared between conversations: not files, globals, tools nor context.
+  type Session = { key: string; sandbox: Promise<Sandbox>; routed: Record<string, AiTool>; outer: Record<string, unknown>; seq: number };
+  // A conversation is known by its first message object, which the AI SDK
+  // hands every step of a generateText/streamText call (and each call made
+  // with the same message history). Calls without messages share one session.
+  const sessions = new WeakMap<object, Session>();
+  const open = new Set<Promise<Sandbox>>();
+  const closeLater = (sandbox: Promise<Sandbox>) => {
+    open.delete(sandbox);
+    void sandbox.then((sb) => sb.close(), () => undefined);
+  };
+  // A conversation that is gone (its messages collected) closes its sandbox.
+  const finalizer = new FinalizationRegistry<{ sandbox: Promise<Sandbox> }>((held) => closeLater(held.sandbox));
+  const noMessages = {};
+  const nested = (session: Session) => async (name: string, args: unknown) => {
+    const t = session.routed[name];
+    const outer = session.outer;
     if (!t || typeof t.execute !== "function") throw new Error(`tool ${name} cannot be executed here`);
     if (t.needsApproval) throw new Error(`tool ${name} needs approval, which a script cannot give`);
     return t.execute(args, {
-      toolCallId: `${String(outer.toolCallId ?? "code")}.${++seq}`,
+      toolCallId: `${String(outer.toolCallId ?? "code")}.${++session.seq}`,
       messages: outer.messages ?? [],
       abortSignal: outer.abortSignal,
       ...(outer.context !== undefined ? { context: outer.context } : {}),
@@ -147,15 +160,23 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
       ...(outer.experimental_sandbox !== undefined ? { experimental_sandbox: outer.experimental_sandbox } : {}),
     });
   };
-  const sandboxFor = (tools: Record<string, AiTool>): Promise<Sandbox> => {
-    routed = tools;
+  const sessionFor = (tools: Record<string, AiTool>, options: Record<string, unknown>): Session => {
+    const messages = options.messages;
+    const first = Array.isArray(messages) && messages[0] !== null && typeof messages[0] === "object" ? (messages[0] as object) : noMessages;
     const key = JSON.stringify(Object.keys(tools).sort());
+    let session = sessions.get(first);
     if (session?.key !== key) {
-      const previous = session;
-      session = { key, sandbox: Sandbox.create(optionsFor(tools, nested)) };
-      void previous?.sandbox.then((sb) => sb.close(), () => undefined);
+      if (session) closeLater(session.sandbox);
+      const fresh: Session = { key, sandbox: Promise.resolve(null as unknown as Sandbox), routed: tools, outer: {}, seq: 0 };
+      fresh.sandbox = Sandbox.create(optionsFor(tools, nested(fresh)));
+      open.add(fresh.sandbox);
+      if (session) finalizer.unregister(session);
+      finalizer.register(first, { sandbox: fresh.sandbox }, fresh);
+      sessions.set(first, fresh);
+      session = fresh;
     }
-    return session.sandbox;
+    session.routed = tools;
+    return session;
   };
 
   const inputSchema = ai.jsonSchema(codeInputSchema(languages));
@@ -164,9 +185,16 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
       description: announce(tools),
       inputSchema,
       execute: async (input: { code: string; language?: Language }, options: Record<string, unknown> = {}) => {
-        const sandbox = await sandboxFor(tools);
-        outer = options;
-        return runForModel(sandbox, input, languages, options.abortSignal as AbortSignal | undefined);
+        const session = sessionFor(tools, options);
+        const sandbox = await session.sandbox;
+        // Kept only while the run lasts: between runs the sandbox holds
+        // nothing of the conversation (whose collection closes it).
+        session.outer = options;
+        try {
+          return await runForModel(sandbox, input, languages, options.abortSignal as AbortSignal | undefined);
+        } finally {
+          if (session.outer === options) session.outer = {};
+        }
       },
     });
   const unbound = ai.tool({
@@ -185,9 +213,9 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
   });
   Object.defineProperty(caller, "close", {
     value: async () => {
-      const current = session;
-      session = null;
-      if (current) await (await current.sandbox).close();
+      const all = [...open];
+      open.clear();
+      await Promise.all(all.map((sandbox) => sandbox.then((sb) => sb.close(), () => undefined)));
     },
     enumerable: false,
   });

@@ -5,7 +5,9 @@
 
 /** What {@link describeSandbox} reads. */
 export interface DescribeInput {
-  tools: { name: string; description: string | undefined; inputSchema: unknown }[];
+  /** The languages the sandbox runs; both when absent. */
+  languages?: readonly string[];
+  tools: { name: string; description: string | undefined; inputSchema: unknown; needsApproval?: boolean }[];
   capabilities: unknown[];
   constraints: Record<string, unknown>;
   maxCalls: Record<string, unknown>;
@@ -168,15 +170,23 @@ export function describeSandbox(input: DescribeInput): string {
   const { limits } = input;
   let out = "";
   out += "Run code in a cordon sandbox: no network, no host files, no processes.\n\n";
+  const languages = input.languages ?? ["javascript", "shell"];
+  const both = languages.length > 1;
   out += "Languages:\n";
-  out +=
-    "- javascript: QuickJS (ES2023). The code is the body of an async function: use top-level `await`; " +
-    "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
-    '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. Globals persist between runs.\n';
-  out +=
-    "- shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))) with builtin " +
-    "commands: cat grep sed awk jq sort uniq cut tr head tail wc find xargs ls cp mv rm mkdir touch diff printf date seq " +
-    "base64 sha256sum and more (`CMD --help`). `js -e CODE` runs JavaScript. No other programs exist.\n\n";
+  if (languages.includes("javascript")) {
+    out +=
+      "- javascript: QuickJS (ES2023). The code is the body of an async function: use top-level `await`; " +
+      "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
+      (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
+      "Globals persist between runs.\n";
+  }
+  if (languages.includes("shell")) {
+    out +=
+      "- shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))) with builtin " +
+      "commands: cat grep sed awk jq sort uniq cut tr head tail wc find xargs ls cp mv rm mkdir touch diff printf date seq " +
+      `base64 sha256sum and more (\`CMD --help\`). ${both ? "`js -e CODE` runs JavaScript. " : ""}No other programs exist.\n`;
+  }
+  out += "\n";
   out +=
     "Files: /workspace (the working directory) and /tmp are writable; everything else is read-only. " +
     "Files persist between runs.\n";
@@ -220,6 +230,8 @@ export function describeSandbox(input: DescribeInput): string {
       .filter((name) => !patterns.some((p) => covers(p, name)))
       .sort();
     if (denied.length > 0) out += `Not granted (calls are denied): ${denied.join(", ")}.\n`;
+    const approval = input.tools.filter((t) => t.needsApproval).map((t) => t.name.replaceAll("/", ".")).sort();
+    if (approval.length > 0) out += `Need the user's approval (a call may be denied): ${approval.join(", ")}.\n`;
   }
   out +=
     `\nLimits per run: ${ms(limits.timeoutMs)} wall time, ${ms(limits.cpuMs)} CPU, ${bytes(limits.memoryBytes)} memory, ` +

@@ -194,6 +194,12 @@ export interface SandboxOptions {
    * per sandbox.
    */
   deterministic?: boolean | { seed?: number; startTime?: number };
+  /**
+   * Languages the sandbox runs (default both). With one, a run in another is
+   * `INVALID_OPTIONS`, and the code cannot start the other from inside:
+   * JavaScript has no working `shell()`, the shell no `js`.
+   */
+  languages?: Language[];
 }
 
 /** Defines a tool. */
@@ -500,11 +506,12 @@ interface NativeSandbox {
     record: boolean | null,
     replay: string | null,
   ): NativeRunResult | Promise<NativeRunResult>;
-  snapshot(): Buffer;
+  snapshot(key: Uint8Array | null): Buffer;
   reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
   /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
   limits(into: Float64Array): void;
+  setSingleLanguage(single: boolean): void;
   close(): void;
 }
 
@@ -538,6 +545,7 @@ interface NativeModule {
       recordHook: boolean | null,
       deterministic: NativeDeterminism | null,
       mounts: NativeMount[] | null,
+      key: Uint8Array | null,
     ): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
@@ -597,6 +605,7 @@ const SANDBOX_KEYS = [
   "files",
   "deterministic",
   "mounts",
+  "languages",
 ] as const;
 const RUN_KEYS = ["language", "signal", "record"] as const;
 const LANGUAGES: readonly string[] = ["javascript", "shell"];
@@ -1055,6 +1064,7 @@ function prepare(options: SandboxOptions): {
   mounts: NativeMount[] | null;
   resultLimit: { value: number };
   description: Omit<DescribeInput, "limits">;
+  languages: Language[] | null;
 } {
   if (!isPlainObject(options)) {
     throw new CordonError("INVALID_OPTIONS", `options must be an object, got ${describe(options)}`);
@@ -1256,8 +1266,15 @@ function prepare(options: SandboxOptions): {
   }
   const deterministic = validateDeterminism(options.deterministic);
   const mounts = validateMounts(options.mounts);
+  const languages = validateLanguages(options.languages);
   const description = {
-    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    ...(languages ? { languages } : {}),
+    tools: tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.needsApproval ? { needsApproval: true } : {}),
+    })),
     capabilities: (capabilities ?? []) as unknown[],
     constraints: (constraints ?? {}) as Record<string, unknown>,
     maxCalls: (maxCalls ?? {}) as Record<string, unknown>,
@@ -1271,7 +1288,46 @@ function prepare(options: SandboxOptions): {
     mounts,
     resultLimit,
     description,
+    languages,
   };
+}
+
+/** Options of {@link Sandbox.snapshot} and {@link Sandbox.restore}. */
+export interface SnapshotOptions {
+  /**
+   * A secret of at least 16 bytes (text is taken as UTF-8): `snapshot` adds
+   * an HMAC-SHA256 of the snapshot under it, and `restore` refuses a
+   * snapshot whose MAC does not match (`INVALID_SNAPSHOT`), so one edited
+   * in storage (its budgets refreshed, its files changed) is refused.
+   * Without a key a snapshot is trusted input.
+   */
+  key?: string | Uint8Array;
+}
+
+function snapshotKey(options: unknown): Uint8Array | null {
+  if (!isPlainObject(options)) throw new CordonError("INVALID_OPTIONS", `snapshot options must be an object, got ${describe(options)}`);
+  checkKeys("snapshot options", options, ["key"]);
+  const { key } = options as SnapshotOptions;
+  if (key === undefined) return null;
+  const bytes = typeof key === "string" ? Buffer.from(key, "utf8") : key instanceof Uint8Array ? key : null;
+  if (bytes === null || bytes.length < 16) {
+    throw new CordonError("INVALID_OPTIONS", "a snapshot key must be a string or Uint8Array of at least 16 bytes");
+  }
+  return bytes;
+}
+
+/** `options.languages`: a non-empty list of distinct languages, or null for both. */
+function validateLanguages(value: unknown): Language[] | null {
+  if (value === undefined) return null;
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((l) => typeof l === "string" && LANGUAGES.includes(l)) ||
+    new Set(value).size !== value.length
+  ) {
+    throw new CordonError("INVALID_OPTIONS", `languages must be a non-empty array of "javascript" and "shell", got ${describe(value)}`);
+  }
+  return [...value] as Language[];
 }
 
 const DETERMINISTIC_START = Date.UTC(2000, 0, 1);
@@ -1376,6 +1432,7 @@ export class Sandbox {
   #busy = 0;
   #closed = false;
   #description: Omit<DescribeInput, "limits">;
+  #languages: readonly Language[] = LANGUAGES as Language[];
   /** The sandbox's file system, from the host. */
   readonly fs: SandboxFs;
 
@@ -1404,6 +1461,7 @@ export class Sandbox {
     const prepared = prepare(options);
     const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
+    sandbox.#restrict(prepared.languages);
     // The limits cross napi once, in the constructor: read here from the copy
     // it keeps.
     prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
@@ -1413,19 +1471,27 @@ export class Sandbox {
 
   /**
    * Resumes a session from {@link snapshot} bytes (also in another process),
-   * with the same tools and capabilities it was taken with. Rejects with
-   * `INVALID_SNAPSHOT` for corrupt or foreign bytes.
+   * with the same tools and capabilities it was taken with (checked: a
+   * digest of the compiled policy is in the snapshot). With `key`, the
+   * snapshot's MAC must match it. Rejects with `INVALID_SNAPSHOT` for
+   * corrupt, foreign, edited or mismatched bytes.
    */
-  static async restore(snapshot: Uint8Array, options: SandboxOptions = {}): Promise<Sandbox> {
+  static async restore(snapshot: Uint8Array, options: SandboxOptions & SnapshotOptions = {}): Promise<Sandbox> {
     if (!(snapshot instanceof Uint8Array)) {
       throw new CordonError("INVALID_SNAPSHOT", `a snapshot is a Uint8Array, got ${describe(snapshot)}`);
+    }
+    if (!isPlainObject(options)) {
+      throw new CordonError("INVALID_OPTIONS", `options must be an object, got ${describe(options)}`);
     }
     if (options.files !== undefined) {
       throw new CordonError("INVALID_OPTIONS", "files cannot be seeded into a restored sandbox; write them with sb.fs");
     }
-    const prepared = prepare(options);
-    const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared)));
+    const { key: given, ...sandboxOptions } = options;
+    const key = snapshotKey(given === undefined ? {} : { key: given });
+    const prepared = prepare(sandboxOptions);
+    const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared), key));
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
+    sandbox.#restrict(prepared.languages);
     prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
     return sandbox;
   }
@@ -1434,13 +1500,25 @@ export class Sandbox {
    * Captures the session — file system, capability budgets and the
    * JavaScript heap — once the runs queued before it have ended.
    */
-  async snapshot(): Promise<Uint8Array> {
-    return this.#after(() => new Uint8Array(nativeSync(() => this.#native.snapshot())));
+  async snapshot(options: SnapshotOptions = {}): Promise<Uint8Array> {
+    const key = snapshotKey(options);
+    return this.#after(() => new Uint8Array(nativeSync(() => this.#native.snapshot(key))));
   }
 
   /** Starts the session over: no globals, an empty file system, unused budgets. */
   async reset(): Promise<void> {
     return this.#after(() => nativeSync(() => this.#native.reset()));
+  }
+
+  #restrict(languages: Language[] | null): void {
+    if (languages === null) return;
+    this.#languages = languages;
+    if (languages.length === 1) this.#native.setSingleLanguage(true);
+  }
+
+  /** The languages this sandbox runs. */
+  get languages(): readonly Language[] {
+    return this.#languages;
   }
 
   /** Runs `f` once the runs queued before it have ended. */
@@ -1495,12 +1573,15 @@ export class Sandbox {
       throw new CordonError("INVALID_OPTIONS", `run options must be an object, got ${describe(options)}`);
     }
     checkKeys("run options", options, RUN_KEYS);
-    const language = options.language ?? "javascript";
+    const language = options.language ?? this.#languages[0];
     if (typeof language !== "string" || !LANGUAGES.includes(language)) {
       throw new CordonError(
         "INVALID_OPTIONS",
         `unknown language ${describe(language)}; cordon runs ${LANGUAGES.map((l) => JSON.stringify(l)).join(", ")}`,
       );
+    }
+    if (!this.#languages.includes(language as Language)) {
+      throw new CordonError("INVALID_OPTIONS", `language ${JSON.stringify(language)} is not enabled in this sandbox (options.languages)`);
     }
     const { signal, record } = options;
     if (signal !== undefined && !isAbortSignal(signal)) {

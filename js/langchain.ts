@@ -43,7 +43,7 @@ export async function createCodeTool(options: LangChainCodeToolOptions = {}): Pr
   const lc = loadTools();
   const { languages: requested = ["javascript", "shell"], name = "run_code", description, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
-  const sandbox = await Sandbox.create(sandboxOptions);
+  const sandbox = await Sandbox.create({ ...sandboxOptions, languages });
   const schema = codeInputSchema(languages);
   const run = async (input: { code: string; language?: Language }, config?: { signal?: AbortSignal }): Promise<string> =>
     JSON.stringify(await runForModel(sandbox, input, languages, config?.signal));

@@ -98,6 +98,49 @@ test("experimental_toolCallers routes tools to cordon's code tool; nested calls 
   await run_code.close();
 });
 
+test("one caller serving two conversations at once shares no sandbox, files, globals or routing", async () => {
+  const seen = [];
+  const whoami = tool({
+    description: "The caller's user.",
+    inputSchema: z.object({}),
+    execute: async (_args, options) => {
+      seen.push(options.context?.user ?? options.experimental_context?.user);
+      return options.context?.user ?? options.experimental_context?.user;
+    },
+  });
+  const run_code = await createCodeCaller({ limits: { timeoutMs: 5000 } });
+  // Each conversation: step 1 writes a file and a global, step 2 reads both
+  // back and asks whoami; the two run interleaved.
+  const conversation = (user) => {
+    const { model } = scriptedModel([
+      { tool: "run_code", input: { code: `fs.writeFileSync("/workspace/secret.txt", "${user}"); globalThis.owner = "${user}"; return 1` } },
+      {
+        tool: "run_code",
+        input: {
+          code: `await new Promise((r) => setTimeout(r, 20));
+            let file = "none"; try { file = fs.readFileSync("/workspace/secret.txt", "utf8") } catch {}
+            return { file, owner: globalThis.owner ?? "none", me: await whoami({}) }`,
+        },
+      },
+    ]);
+    return generateText({
+      model,
+      tools: { run_code, whoami },
+      experimental_toolCallers: { whoami: ["run_code"] },
+      experimental_context: { user },
+      context: { user },
+      prompt: `I am ${user}`,
+      stopWhen: stepCountIs(3),
+    });
+  };
+  const [a, b] = await Promise.all([conversation("alice"), conversation("bob")]);
+  const last = (r) => JSON.parse(r.steps[1].toolResults[0].output.value);
+  assert.deepEqual(last(a), { file: "alice", owner: "alice", me: "alice" });
+  assert.deepEqual(last(b), { file: "bob", owner: "bob", me: "bob" });
+  assert.deepEqual(seen.sort(), ["alice", "bob"]);
+  await run_code.close();
+});
+
 test("createCodeCaller refuses tools of its own and malformed options at once", async () => {
   await assert.rejects(createCodeCaller({ tools: {} }), (e) => e instanceof CordonError && e.code === "INVALID_OPTIONS");
   await assert.rejects(createCodeCaller({ limits: { timeoutMs: NaN } }), (e) => e instanceof CordonError && e.code === "INVALID_OPTIONS");

@@ -23,6 +23,8 @@ thread_local! {
     static TOOLS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     /// Their descriptions and schemas, when the host sent them.
     static DOCS: RefCell<Vec<ToolDoc>> = const { RefCell::new(Vec::new()) };
+    /// The run may not start the other language.
+    static SINGLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Creates the session now (for the pre-initialised snapshot).
@@ -36,6 +38,7 @@ pub fn init() {
 
 /// Runs one shell script; its exit status is the run's.
 pub fn run(request: &RunRequest) -> RunOutcome {
+    SINGLE.set(request.single_language);
     TOOLS.with(|t| t.borrow_mut().clone_from(&request.tools));
     DOCS.with(|d| d.borrow_mut().clone_from(&request.tool_docs));
     let status = with_shell(&request.code).unwrap_or(2);
@@ -55,6 +58,13 @@ fn with_shell(script: &str) -> Option<i32> {
 /// `await shell(script)` from JavaScript: the same session, output
 /// collected. Returns (stdout, stderr, status).
 pub fn run_captured(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
+    if SINGLE.get() {
+        return (
+            Vec::new(),
+            b"shell: the shell is not enabled in this sandbox (JavaScript only)\n".to_vec(),
+            126,
+        );
+    }
     let (status, out, mut err) = host::capture(|| with_shell(script));
     match status {
         Some(status) => (out, err, status),
@@ -69,6 +79,7 @@ pub fn run_captured(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
 
 /// Remembers the tool names of a JavaScript run, for `shell()` inside it.
 pub fn set_tools(request: &RunRequest) {
+    SINGLE.set(request.single_language);
     TOOLS.with(|t| t.borrow_mut().clone_from(&request.tools));
     DOCS.with(|d| d.borrow_mut().clone_from(&request.tool_docs));
 }
@@ -231,12 +242,22 @@ impl System for GuestSystem {
     }
 
     fn javascript(&mut self, code: &str, _args: &[String], _stdin: &[u8]) -> JsOutcome {
+        if SINGLE.get() {
+            return JsOutcome {
+                stdout: Vec::new(),
+                stderr: b"js: JavaScript is not enabled in this sandbox (shell only)\n".to_vec(),
+                status: 126,
+            };
+        }
         let request = RunRequest {
             language: cordon_protocol::Language::Javascript,
             code: code.to_string(),
             output_limit: 16 * 1024 * 1024,
             tools: self.tools.clone(),
             tool_docs: DOCS.with(|d| d.borrow().clone()),
+            // Both languages are on (or this returned above); JavaScript
+            // inside the shell has no `shell()` in any case.
+            single_language: false,
         };
         let (outcome, stdout, stderr) = host::capture(|| crate::js::run_nested(&request));
         match outcome {

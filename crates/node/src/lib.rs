@@ -444,23 +444,26 @@ impl NativeSandbox {
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
+        key: Option<Buffer>,
     ) -> Result<PromiseRaw<'env, NativeSandbox>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
         let mounts = to_mounts(mounts);
+        let key = key.map(|k| k.to_vec());
         env.spawn_future(async move {
-            Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts)
+            Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref())
                 .await
                 .map(|inner| NativeSandbox { inner: Arc::new(inner) })
                 .map_err(to_error)
         })
     }
 
-    /// Captures the session; the error message starts with its code.
+    /// Captures the session, with a MAC under `key` when given; the error
+    /// message starts with its code.
     #[napi]
-    pub fn snapshot(&self) -> Result<Buffer> {
-        self.inner.snapshot().map(Buffer::from).map_err(to_error)
+    pub fn snapshot(&self, key: Option<Buffer>) -> Result<Buffer> {
+        self.inner.snapshot_keyed(key.as_deref()).map(Buffer::from).map_err(to_error)
     }
 
     /// Starts the session over; the error message starts with its code.
@@ -557,6 +560,13 @@ impl NativeSandbox {
             *slot = value as f64;
         }
         Ok(())
+    }
+
+    /// Restricts later runs to the language each is started in (no
+    /// `shell()` from JavaScript, no `js` from the shell).
+    #[napi]
+    pub fn set_single_language(&self, single: bool) {
+        self.inner.set_single_language(single);
     }
 
     #[napi]

@@ -38,6 +38,8 @@ pub struct Policy {
     tools: BTreeMap<ToolName, Tool>,
     capabilities: Vec<Capability>,
     arg_limits: ArgLimits,
+    /// SHA-256 of the policy's canonical form (see [`Policy::digest`]).
+    digest: [u8; 32],
 }
 
 impl std::fmt::Debug for Policy {
@@ -207,6 +209,7 @@ impl Policy {
     /// Compiles tools and capabilities; any malformed name, pattern,
     /// constraint, schema or budget is an error.
     pub fn compile(spec: PolicySpec) -> Result<Self, ConfigError> {
+        let digest = digest_of(&spec);
         let mut tools = BTreeMap::new();
         for tool in &spec.tools {
             let name = ToolName::parse(&tool.name).map_err(ConfigError::new)?;
@@ -289,7 +292,15 @@ impl Policy {
                 .map(|(i, _)| i)
                 .collect();
         }
-        Ok(Self { tools, capabilities, arg_limits: ArgLimits::default() })
+        Ok(Self { tools, capabilities, arg_limits: ArgLimits::default(), digest })
+    }
+
+    /// A digest of everything that decides calls: each tool's name, schema
+    /// and approval, each capability in order (pattern, constraints, budget,
+    /// parameters, approval) and the short forms. Two policies with the same
+    /// digest decide every call the same way and count budgets alike.
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
     }
 
     /// Registered tool names, sorted.
@@ -429,6 +440,43 @@ impl Policy {
             capability: None,
         }))
     }
+}
+
+/// SHA-256 of `spec` in a canonical form (JSON objects with sorted keys;
+/// arrays, and so the order of capabilities, as given).
+fn digest_of(spec: &PolicySpec) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let tools: Vec<Value> = spec
+        .tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "inputSchema": t.input_schema,
+                "requireApproval": t.require_approval,
+            })
+        })
+        .collect();
+    let capabilities: Vec<Value> = spec
+        .capabilities
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "method": c.method,
+                "constraints": c.constraints,
+                "maxCalls": c.max_calls,
+                "params": c.params,
+                "requireApproval": c.require_approval,
+            })
+        })
+        .collect();
+    let canonical = serde_json::json!({
+        "tools": tools,
+        "capabilities": capabilities,
+        "constraints": spec.constraints,
+        "maxCalls": spec.max_calls,
+    });
+    Sha256::digest(canonical.to_string().as_bytes()).into()
 }
 
 /// At most `max` characters of `text` (which may quote the guest's input),

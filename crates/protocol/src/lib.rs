@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cordon_protocol::{decode, encode, Language, RunRequest};
-//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![] };
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![], single_language: false };
 //! let bytes = encode(&req).unwrap();
 //! let back: RunRequest = decode(&bytes).unwrap();
 //! assert_eq!(back, req);
@@ -110,6 +110,10 @@ pub struct RunRequest {
     /// `tool --list` and `tool NAME --help`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_docs: Vec<ToolDoc>,
+    /// The sandbox runs this language only: JavaScript has no `shell()`, the
+    /// shell no `js`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub single_language: bool,
 }
 
 /// What a tool is, as the embedder described it.

@@ -12,6 +12,7 @@ fn run_request_encoding_is_stable() {
         output_limit: 7,
         tools: vec!["stripe.charges.create".into()],
         tool_docs: vec![],
+        single_language: false,
     };
     let bytes = encode(&req).unwrap();
     assert_eq!(

@@ -19,10 +19,31 @@ fn failed(err: FsError) -> FsReply {
     FsReply { errno: Some(err.errno.as_str().into()), message: Some(err.to_string()), ..FsReply::default() }
 }
 
-/// Runs one request; returns the reply and the bytes of a read.
-pub fn handle(tree: &mut Tree, request: FsRequest, data: &[u8]) -> (FsReply, Vec<u8>) {
+/// The host's wall clock, in ms since the epoch.
+pub fn wall_ms() -> u64 {
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
-    tree.set_time(u64::try_from(now).unwrap_or(u64::MAX));
+    u64::try_from(now).unwrap_or(u64::MAX)
+}
+
+/// Runs one request; returns the reply and the bytes of a read. A request
+/// that changes the tree reads `now` (ms since the epoch) for the times it
+/// sets: the guest's clock (virtual in deterministic mode, recorded and
+/// replayed in a trace), so file times tell nothing the clock would not.
+pub fn handle(
+    tree: &mut Tree,
+    request: FsRequest,
+    data: &[u8],
+    now: impl FnOnce() -> u64,
+) -> (FsReply, Vec<u8>) {
+    if matches!(
+        request,
+        FsRequest::Write { .. }
+            | FsRequest::Mkdir { .. }
+            | FsRequest::Remove { .. }
+            | FsRequest::Rename { .. }
+    ) {
+        tree.set_time(now());
+    }
     let ok = FsReply::default;
     let result = match request {
         FsRequest::Read { path } => {
@@ -65,9 +86,9 @@ pub fn handle(tree: &mut Tree, request: FsRequest, data: &[u8]) -> (FsReply, Vec
 
 /// Serves an encoded request: the reply is a little-endian u32 length, the
 /// encoded [`FsReply`], then the bytes of a read.
-pub fn serve(tree: &mut Tree, request: &[u8], data: &[u8]) -> Vec<u8> {
+pub fn serve(tree: &mut Tree, request: &[u8], data: &[u8], now: impl FnOnce() -> u64) -> Vec<u8> {
     let (reply, payload) = match decode::<FsRequest>(request) {
-        Ok(request) => handle(tree, request, data),
+        Ok(request) => handle(tree, request, data, now),
         Err(e) => (
             FsReply {
                 errno: Some("EINVAL".into()),

@@ -241,10 +241,14 @@ pub(crate) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<
                 memory(&mut caller).ok_or_else(|| wasmtime::Error::msg("guest exports no memory"))?;
             let (data, state) = memory.data_and_store_mut(&mut caller);
             let (request, bytes) = two_buffers(data, (req_ptr, req_len), (data_ptr, data_len))?;
+            let HostState { fs: tree, tracer, entropy, .. } = state;
             let reply = {
-                let mut tree = state.fs.lock().unwrap_or_else(|e| e.into_inner());
-                fs::serve(&mut tree, request, bytes)
+                let mut tree = tree.lock().unwrap_or_else(|e| e.into_inner());
+                fs::serve(&mut tree, request, bytes, || tracer.clock(|| entropy.now_ns(0)) / 1_000_000)
             };
+            if state.tracer.over_limit() {
+                return Err(Stop(ErrorCode::TraceLimit).into());
+            }
             let len = i32::try_from(reply.len())?;
             state.taken = Some(reply);
             Ok(len)

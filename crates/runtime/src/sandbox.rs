@@ -160,6 +160,8 @@ pub struct Sandbox {
     fs: Arc<Mutex<Tree>>,
     /// Deterministic clock and randomness, when asked for.
     determinism: Option<Determinism>,
+    /// Runs may not start the other language (`shell()`, `js`).
+    single_language: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Sandbox {
@@ -286,7 +288,15 @@ impl Sandbox {
         };
         let tree = Tree::new(quotas, mounts).map_err(|e| RunFailure::new(ErrorCode::InvalidOptions, e))?;
         let fs = Arc::new(Mutex::new(tree));
-        Ok(Self { limits, slot: Arc::default(), tools, budgets, fs, determinism })
+        Ok(Self {
+            limits,
+            slot: Arc::default(),
+            tools,
+            budgets,
+            fs,
+            determinism,
+            single_language: std::sync::atomic::AtomicBool::new(false),
+        })
     }
 
     pub fn limits(&self) -> &Limits {
@@ -326,6 +336,13 @@ impl Sandbox {
     /// Captures the session: file system, budgets and the guest's memory
     /// (its JavaScript heap). Refused while a run is in progress.
     pub fn snapshot(&self) -> Result<Vec<u8>, RunFailure> {
+        self.snapshot_keyed(None)
+    }
+
+    /// [`snapshot`](Self::snapshot), with a MAC under `key` (at least 16
+    /// bytes) that [`restore_with_mounts`](Self::restore_with_mounts) checks
+    /// when given the same key.
+    pub fn snapshot_keyed(&self, key: Option<&[u8]>) -> Result<Vec<u8>, RunFailure> {
         let slot = self.lock();
         if slot.closed {
             return Err(RunFailure::new(ErrorCode::Closed, "the sandbox is closed"));
@@ -336,7 +353,8 @@ impl Sandbox {
         let memory = slot.guest.as_ref().map(|g| g.memory.data(&g.store).to_vec()).unwrap_or_default();
         let fs = self.fs.lock().unwrap_or_else(|e| e.into_inner()).memory().export();
         let budgets = self.budgets.lock().unwrap_or_else(|e| e.into_inner()).used().to_vec();
-        Ok(crate::snapshot::encode(&crate::snapshot::Parts { fs, budgets, memory }))
+        let policy = policy_digest(self.tools.as_ref());
+        crate::snapshot::encode(&crate::snapshot::Parts { policy, fs, budgets, memory }, key)
     }
 
     /// Rebuilds a session from [`snapshot`](Self::snapshot) bytes, with these
@@ -347,19 +365,23 @@ impl Sandbox {
         tools: Option<Tools>,
         determinism: Option<Determinism>,
     ) -> Result<Self, RunFailure> {
-        Self::restore_with_mounts(bytes, limits, tools, determinism, &[]).await
+        Self::restore_with_mounts(bytes, limits, tools, determinism, &[], None).await
     }
 
     /// [`restore`](Self::restore), with host directories mounted (the
-    /// snapshot holds the in-memory files, overlays included, not mounts).
+    /// snapshot holds the in-memory files, overlays included, not mounts),
+    /// and the snapshot's MAC checked against `key` when one is given. The
+    /// tools' policy must be the one the snapshot was taken with (the same
+    /// digest), so that its budgets are those of the same capabilities.
     pub async fn restore_with_mounts(
         bytes: &[u8],
         limits: Limits,
         tools: Option<Tools>,
         determinism: Option<Determinism>,
         mounts: &[MountSpec],
+        key: Option<&[u8]>,
     ) -> Result<Self, RunFailure> {
-        let parts = crate::snapshot::decode(bytes)?;
+        let parts = crate::snapshot::decode(bytes, policy_digest(tools.as_ref()), key)?;
         let sandbox = Self::build_with_mounts(limits, tools, determinism, mounts)?;
         {
             let mut tree = sandbox.fs.lock().unwrap_or_else(|e| e.into_inner());
@@ -416,7 +438,10 @@ impl Sandbox {
     /// [`crate::fs::serve`]); works whether or not a run is in progress.
     pub fn fs_request(&self, request: &[u8], data: &[u8]) -> Vec<u8> {
         let mut tree = self.fs.lock().unwrap_or_else(|e| e.into_inner());
-        crate::fs::serve(&mut tree, request, data)
+        // A deterministic sandbox's files written from outside get its
+        // clock's start, never the host's time.
+        let start = self.determinism.as_ref().map(|d| d.start_ms);
+        crate::fs::serve(&mut tree, request, data, || start.unwrap_or_else(crate::fs::wall_ms))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Slot> {
@@ -477,6 +502,12 @@ impl Sandbox {
     /// Runs `code` to completion. Errors of the script are part of the
     /// report; a limit, a cancellation or a closed sandbox is a [`RunFailure`]
     /// that carries the output produced until then.
+    /// Restricts later runs to the language they are started in: a
+    /// JavaScript run has no `shell()`, a shell run no `js`.
+    pub fn set_single_language(&self, single: bool) {
+        self.single_language.store(single, std::sync::atomic::Ordering::Relaxed);
+    }
+
     pub async fn run(
         &self,
         code: &str,
@@ -552,6 +583,7 @@ impl Sandbox {
             output_limit: self.limits.output_bytes,
             tools,
             tool_docs,
+            single_language: self.single_language.load(std::sync::atomic::Ordering::Relaxed),
         };
         let meter = Arc::new(CpuMeter::default());
         let result = self.call(&mut guest, &request, &meter, &cancel, started).await;
@@ -773,6 +805,11 @@ impl Guest {
 }
 
 /// Maps the error of a failed guest call to its code and message.
+/// The digest a snapshot records for `tools`' policy (zeros without tools).
+fn policy_digest(tools: Option<&Tools>) -> [u8; 32] {
+    tools.map_or([0; 32], |t| t.policy.digest())
+}
+
 /// `text`, or its first `limit` bytes (at a character boundary) and the
 /// output marker.
 fn capped(text: String, limit: usize) -> String {

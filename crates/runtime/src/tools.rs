@@ -176,6 +176,25 @@ fn cut(text: &str, max: usize) -> String {
     format!("{}…", text.get(..end).unwrap_or_default())
 }
 
+/// `text` cut at `max` bytes, with control characters escaped (`\n`,
+/// `\u{1b}`): a record's name or message can go into a line-based log
+/// without the guest writing lines of its own.
+fn printable(text: &str, max: usize) -> String {
+    let text = cut(text, max);
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 fn error(code: &str, reason: Option<&str>, message: String) -> ToolResult {
     ToolResult::Error { code: code.to_owned(), reason: reason.map(str::to_owned), message }
 }
@@ -408,7 +427,7 @@ impl ToolState {
         if let ToolResult::Error { code, reason, message } = &result {
             record.code = Some(code.clone());
             if record.decision != OMITTED {
-                let kept = cut(message, RECORD_MESSAGE);
+                let kept = printable(message, RECORD_MESSAGE);
                 self.log_bytes += kept.len();
                 record.message = Some(kept);
             }
@@ -444,12 +463,12 @@ impl ToolState {
         let deny = |state: &mut Self, tool: String, reason: &str, message: String| {
             state.denied += 1;
             let record = ToolCallRecord {
-                tool,
+                tool: printable(&tool, 160),
                 args: cut(&raw_args, RECORD_ARGS),
                 decision: "denied",
                 reason: Some(reason.to_owned()),
                 code: Some("DENIED".into()),
-                message: Some(cut(&message, RECORD_MESSAGE)),
+                message: Some(printable(&message, RECORD_MESSAGE)),
                 duration_ms: started.elapsed().as_secs_f64() * 1000.0,
                 result_bytes: None,
             };

@@ -26,6 +26,7 @@
   // a setter up the prototype chain could catch, and descriptors or requests
   // that could inherit from Object.prototype.
   const uncurryThis = Function.prototype.bind.bind(Function.prototype.call);
+  const FunctionPrototypeBind = uncurryThis(Function.prototype.bind);
   const global = globalThis;
   const {
     ArrayBuffer, DataView, Date, Error, JSON, Map, Math, Number, Object, Promise, RangeError, Reflect,
@@ -742,6 +743,39 @@
   hidden(global, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
   hidden(global, "clearTimeout", (id) => void MapPrototypeDelete(timers, id));
   hidden(global, "clearInterval", (id) => void MapPrototypeDelete(timers, id));
+  // `performance`: QuickJS's own counts from an origin taken when the
+  // pre-initialised snapshot was made, so it could start below 0. Here it
+  // counts from the first use in this instance (0 or more, monotonic), and
+  // `timeOrigin` is the wall-clock time (ms since the epoch) of that moment.
+  const intrinsicPerformance = global.performance;
+  const monotonic =
+    intrinsicPerformance && typeof intrinsicPerformance.now === "function"
+      ? FunctionPrototypeBind(intrinsicPerformance.now, intrinsicPerformance)
+      : DateNow;
+  let perfBase;
+  let perfOrigin;
+  const perfStart = () => {
+    if (perfBase === undefined) {
+      perfBase = monotonic();
+      perfOrigin = DateNow();
+    }
+  };
+  const performance = {};
+  hidden(performance, "now", function now() {
+    perfStart();
+    const t = monotonic() - perfBase;
+    return t > 0 ? t : 0;
+  });
+  ObjectDefineProperty(performance, "timeOrigin", {
+    __proto__: null,
+    get() {
+      perfStart();
+      return perfOrigin;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  hidden(global, "performance", performance);
 
   return {
     // Called before each run: the output budget, and the tool names when they changed.
