@@ -5,7 +5,13 @@
 //! - A writable mount is an overlay: the host directory is copied into the
 //!   in-memory tree when the sandbox is created (within the file-system
 //!   quotas), and writes stay in memory.
-//! - A write-through mount reads and writes the host directory itself.
+//! - A write-through mount reads and writes the host directory itself; what
+//!   the guest adds there counts against the tree's quotas.
+//!
+//! Only regular files and directories are served: anything else (a FIFO, a
+//! socket, a device) is `EACCES`, hidden from listings and skipped by the
+//! overlay copy. Files are opened non-blocking and checked on the opened
+//! descriptor, so no host call a guest triggers waits on another process.
 //!
 //! A guest path below a mount point becomes a host path only here, one
 //! component at a time: a symbolic link is followed only when its target,
@@ -20,7 +26,7 @@ use std::{
     time::UNIX_EPOCH,
 };
 
-use cordon_vfs::{Errno, FileSystem, FsError, Kind, MemFs, Quotas, Stat, VPath, WriteMode};
+use cordon_vfs::{Errno, FileSystem, FsError, Kind, MemFs, Quotas, Stat, Usage, VPath, WriteMode};
 
 /// One mount as the embedder asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +65,13 @@ pub struct Tree {
     /// The working directory when it is inside a host mount (the tree's own
     /// working directory must exist in the tree).
     cwd_in_mount: Option<VPath>,
+    /// Bytes and entries the guest added to write-through mounts, net of
+    /// what it removed there, never below zero; counted with the tree's own
+    /// usage against the quotas for the sandbox's life (a reset or a
+    /// replaced tree leaves the host files, so it keeps the count).
+    /// Because credit never goes below zero, the mounts never hold more than
+    /// this above what they held at create.
+    through: Usage,
 }
 
 impl Tree {
@@ -113,7 +126,8 @@ impl Tree {
             };
             mounts.push(Mount { guest, root, mode });
         }
-        let mut tree = Self { mem: MemFs::new(quotas), mounts, cwd_in_mount: None };
+        let mut tree =
+            Self { mem: MemFs::new(quotas), mounts, cwd_in_mount: None, through: Usage::default() };
         tree.prepare()?;
         Ok(tree)
     }
@@ -136,9 +150,11 @@ impl Tree {
     }
 
     /// Copies the host directory `dir` (inside `root`) to `at`, skipping
-    /// links that leave `root`.
+    /// links that leave `root` and whatever is not a regular file or a
+    /// directory (never opened).
     fn copy_in(&mut self, root: &Path, dir: &Path, at: &VPath) -> Result<(), FsError> {
         let shown = at.to_string();
+        self.room(0, 1, &shown)?;
         self.mem.mkdir(&shown, true)?;
         let entries = fs::read_dir(dir).map_err(|_| FsError::new(Errno::EACCES, &shown))?;
         let mut names: Vec<_> = entries.filter_map(Result::ok).map(|e| e.file_name()).collect();
@@ -147,13 +163,135 @@ impl Tree {
             let Some(name) = name.to_str() else { continue };
             let Some(host) = inside(root, &dir.join(name)) else { continue };
             let guest = at.join(name);
-            if host.is_dir() {
+            let Ok(meta) = fs::symlink_metadata(&host) else { continue };
+            if meta.is_dir() {
                 self.copy_in(root, &host, &guest)?;
-            } else if host.is_file() {
-                let bytes = read_capped(&host, self.mem.quotas().file_bytes, &guest.to_string())?;
-                self.mem.write(&guest.to_string(), &bytes, WriteMode::Truncate)?;
+            } else if meta.is_file() {
+                let shown = guest.to_string();
+                let bytes = read_capped(&host, self.mem.quotas().file_bytes, &shown)?;
+                self.room(u64::try_from(bytes.len()).unwrap_or(u64::MAX), 1, &shown)?;
+                self.mem.write(&shown, &bytes, WriteMode::Truncate)?;
             }
         }
+        Ok(())
+    }
+
+    /// `ENOSPC` unless `bytes` and `files` more fit the quotas, counting the
+    /// in-memory tree and what was written through mounts together.
+    fn room(&self, bytes: u64, files: u64, shown: &str) -> Result<(), FsError> {
+        let quotas = self.mem.quotas();
+        let used = self.mem.usage();
+        if bytes > 0
+            && used.bytes.saturating_add(self.through.bytes).saturating_add(bytes) > quotas.total_bytes
+        {
+            return Err(FsError::new(Errno::ENOSPC, shown)
+                .with(format!("all files together are at most {} bytes", quotas.total_bytes)));
+        }
+        if files > 0 && used.files.saturating_add(self.through.files).saturating_add(files) > quotas.files {
+            return Err(FsError::new(Errno::ENOSPC, shown)
+                .with(format!("at most {} files and directories", quotas.files)));
+        }
+        Ok(())
+    }
+
+    /// Counts what was added through a mount.
+    fn charge(&mut self, bytes: u64, files: u64) {
+        self.through.bytes = self.through.bytes.saturating_add(bytes);
+        self.through.files = self.through.files.saturating_add(files);
+    }
+
+    /// Takes back what was removed through a mount, never below zero.
+    fn credit(&mut self, (bytes, files): (u64, u64)) {
+        self.through.bytes = self.through.bytes.saturating_sub(bytes);
+        self.through.files = self.through.files.saturating_sub(files);
+    }
+
+    /// Once something was written through a mount, the in-memory tree's own
+    /// quota check no longer sees everything: checks that a write of `len`
+    /// bytes to `p` in memory fits both together.
+    fn room_in_memory(&self, p: &VPath, len: usize, mode: WriteMode, shown: &str) -> Result<(), FsError> {
+        if self.through == Usage::default() {
+            return Ok(());
+        }
+        let len = u64::try_from(len).unwrap_or(u64::MAX);
+        match self.mem.stat(&p.to_string()) {
+            Ok(Stat { kind: Kind::File, size, .. }) => {
+                let grows = if mode == WriteMode::Append { len } else { len.saturating_sub(size) };
+                self.room(grows, 0, shown)
+            }
+            _ => self.room(len, 1, shown),
+        }
+    }
+
+    /// As [`room_in_memory`](Self::room_in_memory), for the directories a
+    /// `mkdir` of `p` would create.
+    fn room_for_dirs(&self, p: &VPath, shown: &str) -> Result<(), FsError> {
+        if self.through == Usage::default() {
+            return Ok(());
+        }
+        let mut at = VPath::root();
+        let mut missing = 0;
+        for part in p.components() {
+            at = at.join(part);
+            if self.mem.stat(&at.to_string()).is_err() {
+                missing += 1;
+            }
+        }
+        self.room(0, missing, shown)
+    }
+
+    /// Writes `data` to the host file `host` of a write-through mount: only
+    /// a regular file with no other hard link is written, within the
+    /// quotas.
+    fn write_host(
+        &mut self,
+        host: &Path,
+        exists: bool,
+        data: &[u8],
+        mode: WriteMode,
+        shown: &str,
+    ) -> Result<(), FsError> {
+        let cap = self.mem.quotas().file_bytes;
+        let too_big = || FsError::new(Errno::ENOSPC, shown).with(format!("a file is at most {cap} bytes"));
+        let len = u64::try_from(data.len()).unwrap_or(u64::MAX);
+        let mut options = fs::OpenOptions::new();
+        options.write(true);
+        if !exists {
+            if len > cap {
+                return Err(too_big());
+            }
+            self.room(len, 1, shown)?;
+            options.create_new(true);
+            let (mut file, _) = open_regular(host, &mut options, shown)?;
+            self.charge(len, 1);
+            return file.write_all(data).map_err(|e| io_error(&e, shown));
+        }
+        if mode == WriteMode::CreateNew {
+            return Err(FsError::new(Errno::EEXIST, shown));
+        }
+        // Checked before opening, so a FIFO or a device is never opened;
+        // checked again on the opened file in case it was swapped.
+        if served(&lstat(host, shown)?, shown)? == Kind::Dir {
+            return Err(FsError::new(Errno::EISDIR, shown));
+        }
+        let append = mode == WriteMode::Append;
+        options.append(append);
+        let (mut file, meta) = open_regular(host, &mut options, shown)?;
+        if links(&meta) > 1 {
+            return Err(FsError::new(Errno::EACCES, shown).with("a file with other hard links"));
+        }
+        let old = meta.len();
+        let new = if append { old.saturating_add(len) } else { len };
+        if new > cap {
+            return Err(too_big());
+        }
+        self.room(new.saturating_sub(old), 0, shown)?;
+        self.charge(new.saturating_sub(old), 0);
+        if !append {
+            file.set_len(0).map_err(|e| io_error(&e, shown))?;
+        }
+        file.write_all(data).map_err(|e| io_error(&e, shown))?;
+        self.credit((old.saturating_sub(new), 0));
         Ok(())
     }
 
@@ -287,43 +425,108 @@ fn io_error(err: &std::io::Error, shown: &str) -> FsError {
     FsError::new(errno, shown)
 }
 
+/// Opens never follow a last link and never wait: a FIFO opens at once (and
+/// is then refused), a lease held by another process fails instead of
+/// blocking, and a terminal never becomes the controlling one.
 #[cfg(unix)]
-fn no_follow(options: &mut fs::OpenOptions) {
+fn open_flags(options: &mut fs::OpenOptions) {
     use std::os::unix::fs::OpenOptionsExt;
-    options.custom_flags(libc::O_NOFOLLOW);
+    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY);
 }
 
 #[cfg(not(unix))]
-fn no_follow(_: &mut fs::OpenOptions) {}
+fn open_flags(_: &mut fs::OpenOptions) {}
 
-/// Reads a host file, refusing one larger than `cap`.
-fn read_capped(path: &Path, cap: u64, shown: &str) -> Result<Vec<u8>, FsError> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    no_follow(&mut options);
+#[cfg(unix)]
+fn links(meta: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn links(_: &fs::Metadata) -> u64 {
+    1
+}
+
+fn lstat(path: &Path, shown: &str) -> Result<fs::Metadata, FsError> {
+    fs::symlink_metadata(path).map_err(|e| io_error(&e, shown))
+}
+
+/// A host entry's kind, if it is one the mounts serve: `EACCES` for
+/// anything but a regular file or a directory (links are resolved before).
+fn served(meta: &fs::Metadata, shown: &str) -> Result<Kind, FsError> {
+    if meta.is_dir() {
+        Ok(Kind::Dir)
+    } else if meta.is_file() {
+        Ok(Kind::File)
+    } else {
+        Err(FsError::new(Errno::EACCES, shown).with("not a regular file or directory"))
+    }
+}
+
+/// Opens a host file with [`open_flags`] and refuses it, from the opened
+/// descriptor, unless it is a regular file.
+fn open_regular(
+    path: &Path,
+    options: &mut fs::OpenOptions,
+    shown: &str,
+) -> Result<(fs::File, fs::Metadata), FsError> {
+    open_flags(options);
     let file = options.open(path).map_err(|e| io_error(&e, shown))?;
     let meta = file.metadata().map_err(|e| io_error(&e, shown))?;
-    if meta.is_dir() {
+    if served(&meta, shown)? == Kind::Dir {
         return Err(FsError::new(Errno::EISDIR, shown));
     }
+    Ok((file, meta))
+}
+
+/// Reads a host regular file, refusing one larger than `cap` (also one that
+/// grows past it while read: at most `cap + 1` bytes are read).
+fn read_capped(path: &Path, cap: u64, shown: &str) -> Result<Vec<u8>, FsError> {
+    if served(&lstat(path, shown)?, shown)? == Kind::Dir {
+        return Err(FsError::new(Errno::EISDIR, shown));
+    }
+    let (file, meta) = open_regular(path, fs::OpenOptions::new().read(true), shown)?;
+    let too_big = || FsError::new(Errno::ENOSPC, shown).with(format!("a file is at most {cap} bytes"));
     if meta.len() > cap {
-        return Err(FsError::new(Errno::ENOSPC, shown).with(format!("a file is at most {cap} bytes")));
+        return Err(too_big());
     }
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(&mut std::io::Read::take(file, cap.saturating_add(1)), &mut bytes)
         .map_err(|e| io_error(&e, shown))?;
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > cap {
-        return Err(FsError::new(Errno::ENOSPC, shown).with(format!("a file is at most {cap} bytes")));
+        return Err(too_big());
     }
     Ok(bytes)
 }
 
-fn kind_of(meta: &fs::Metadata) -> Kind {
-    if meta.is_dir() {
-        Kind::Dir
-    } else {
-        Kind::File
+/// What removing the host entry `path` (not followed) gives back: bytes of
+/// regular files with no other hard link, and entries. A directory is
+/// walked without following links; what cannot be read counts as nothing.
+fn measure(path: &Path, meta: &fs::Metadata) -> (u64, u64) {
+    let mut bytes = 0u64;
+    let mut entries = 0u64;
+    let mut count = |meta: &fs::Metadata| {
+        entries = entries.saturating_add(1);
+        if meta.is_file() && links(meta) == 1 {
+            bytes = bytes.saturating_add(meta.len());
+        }
+    };
+    count(meta);
+    if !meta.is_dir() {
+        return (bytes, entries);
     }
+    let mut dirs = vec![path.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        let Ok(list) = fs::read_dir(&dir) else { continue };
+        for entry in list.filter_map(Result::ok) {
+            let Ok(meta) = fs::symlink_metadata(entry.path()) else { continue };
+            count(&meta);
+            if meta.is_dir() {
+                dirs.push(entry.path());
+            }
+        }
+    }
+    (bytes, entries)
 }
 
 fn read_only(mount: &Mount, shown: &str) -> Result<(), FsError> {
@@ -347,35 +550,18 @@ impl FileSystem for Tree {
 
     fn write(&mut self, path: &str, data: &[u8], mode: WriteMode) -> Result<(), FsError> {
         let p = self.resolve(path)?;
-        let cap = self.mem.quotas().file_bytes;
         match self.route(&p) {
-            Route::Memory => self.mem.write(self.in_memory(path, &p.to_string()), data, mode),
+            Route::Memory => {
+                self.room_in_memory(&p, data.len(), mode, path)?;
+                self.mem.write(self.in_memory(path, &p.to_string()), data, mode)
+            }
             Route::Host(mount, rest) => {
                 read_only(mount, path)?;
                 if rest.is_empty() {
                     return Err(FsError::new(Errno::EISDIR, path));
                 }
                 let (host, exists) = host_path(mount, &rest, path)?;
-                let before = if exists && mode == WriteMode::Append {
-                    fs::metadata(&host).map(|m| m.len()).unwrap_or(0)
-                } else {
-                    0
-                };
-                if before.saturating_add(u64::try_from(data.len()).unwrap_or(u64::MAX)) > cap {
-                    return Err(
-                        FsError::new(Errno::ENOSPC, path).with(format!("a file is at most {cap} bytes"))
-                    );
-                }
-                let mut options = fs::OpenOptions::new();
-                options.write(true);
-                match mode {
-                    WriteMode::Truncate => options.create(true).truncate(true),
-                    WriteMode::Append => options.create(true).append(true),
-                    WriteMode::CreateNew => options.create_new(true),
-                };
-                no_follow(&mut options);
-                let mut file = options.open(&host).map_err(|e| io_error(&e, path))?;
-                file.write_all(data).map_err(|e| io_error(&e, path))
+                self.write_host(&host, exists, data, mode, path)
             }
         }
     }
@@ -383,14 +569,18 @@ impl FileSystem for Tree {
     fn mkdir(&mut self, path: &str, recursive: bool) -> Result<(), FsError> {
         let p = self.resolve(path)?;
         match self.route(&p) {
-            Route::Memory => self.mem.mkdir(self.in_memory(path, &p.to_string()), recursive),
+            Route::Memory => {
+                self.room_for_dirs(&p, path)?;
+                self.mem.mkdir(self.in_memory(path, &p.to_string()), recursive)
+            }
             Route::Host(mount, rest) => {
                 read_only(mount, path)?;
                 if rest.is_empty() {
                     return if recursive { Ok(()) } else { Err(FsError::new(Errno::EEXIST, path)) };
                 }
+                let mount = mount.clone();
                 for i in 0..rest.len() {
-                    let (at, exists) = host_path(mount, rest.get(..=i).unwrap_or_default(), path)?;
+                    let (at, exists) = host_path(&mount, rest.get(..=i).unwrap_or_default(), path)?;
                     let last = i + 1 == rest.len();
                     if exists {
                         if !at.is_dir() {
@@ -400,7 +590,9 @@ impl FileSystem for Tree {
                             return Err(FsError::new(Errno::EEXIST, path));
                         }
                     } else if last || recursive {
+                        self.room(0, 1, path)?;
                         fs::create_dir(&at).map_err(|e| io_error(&e, path))?;
+                        self.charge(0, 1);
                     } else {
                         return Err(FsError::new(Errno::ENOENT, path));
                     }
@@ -435,8 +627,9 @@ impl FileSystem for Tree {
                 for entry in fs::read_dir(&host).map_err(|e| io_error(&e, path))?.filter_map(Result::ok) {
                     let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
                     let Some(target) = inside(&mount.root, &entry.path()) else { continue };
-                    let Ok(meta) = fs::metadata(&target) else { continue };
-                    entries.push((name, kind_of(&meta)));
+                    let Ok(meta) = fs::symlink_metadata(&target) else { continue };
+                    let Ok(kind) = served(&meta, path) else { continue };
+                    entries.push((name, kind));
                 }
                 entries.sort_by(|a, b| a.0.cmp(&b.0));
                 Ok(entries)
@@ -453,8 +646,9 @@ impl FileSystem for Tree {
                 if !exists {
                     return Err(FsError::new(Errno::ENOENT, path));
                 }
-                let meta = fs::metadata(&host).map_err(|e| io_error(&e, path))?;
-                let size = if meta.is_dir() {
+                let meta = lstat(&host, path)?;
+                let kind = served(&meta, path)?;
+                let size = if kind == Kind::Dir {
                     u64::try_from(fs::read_dir(&host).map(Iterator::count).unwrap_or(0)).unwrap_or(0)
                 } else {
                     meta.len()
@@ -464,7 +658,7 @@ impl FileSystem for Tree {
                     .ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-                Ok(Stat { kind: kind_of(&meta), size, mtime_ms })
+                Ok(Stat { kind, size, mtime_ms })
             }
         }
     }
@@ -485,7 +679,12 @@ impl FileSystem for Tree {
                     return Err(FsError::new(Errno::ENOENT, path));
                 }
                 let target = unfollowed(mount, &rest, path)?;
-                let meta = fs::symlink_metadata(&target).map_err(|e| io_error(&e, path))?;
+                let meta = lstat(&target, path)?;
+                if !meta.file_type().is_symlink() {
+                    served(&meta, path)?;
+                }
+                // Measured first; a removal that fails gives nothing back.
+                let freed = if meta.is_dir() && !recursive { (0, 1) } else { measure(&target, &meta) };
                 if meta.is_dir() {
                     if recursive {
                         fs::remove_dir_all(&target)
@@ -495,7 +694,9 @@ impl FileSystem for Tree {
                 } else {
                     fs::remove_file(&target)
                 }
-                .map_err(|e| io_error(&e, path))
+                .map_err(|e| io_error(&e, path))?;
+                self.credit(freed);
+                Ok(())
             }
         }
     }
@@ -517,8 +718,25 @@ impl FileSystem for Tree {
                 if !exists {
                     return Err(FsError::new(Errno::ENOENT, from));
                 }
-                let (dst_host, _) = host_path(b, &dst_rest, to)?;
-                fs::rename(src_host, dst_host).map_err(|e| io_error(&e, from))
+                served(&lstat(&src_host, from)?, from)?;
+                let (dst_host, dst_exists) = host_path(b, &dst_rest, to)?;
+                // What the move replaces is given back (an empty directory,
+                // or a file, never a directory's contents: that move fails).
+                let replaced = match dst_exists {
+                    true => {
+                        let meta = lstat(&dst_host, to)?;
+                        served(&meta, to)?;
+                        if meta.is_dir() {
+                            (0, 1)
+                        } else {
+                            measure(&dst_host, &meta)
+                        }
+                    }
+                    false => (0, 0),
+                };
+                fs::rename(src_host, dst_host).map_err(|e| io_error(&e, from))?;
+                self.credit(replaced);
+                Ok(())
             }
             _ => {
                 Err(FsError::new(Errno::EINVAL, from).with("moving between a mount and the rest of the tree"))

@@ -1,9 +1,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 //! Host directories mounted into the tree: read-only, overlay and
-//! write-through, with links that leave a mount refused, against a real
-//! directory on the host.
+//! write-through, with links that leave a mount refused, FIFOs, sockets and
+//! devices never opened, hard links never written and write-through within
+//! the quotas, against a real directory on the host.
 
-use std::{fs, os::unix::fs::symlink, path::PathBuf};
+use std::{
+    ffi::CString,
+    fs,
+    os::unix::{ffi::OsStrExt, fs::symlink},
+    path::{Path, PathBuf},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
 
 use cordon_runtime::{vfs::Errno, vfs::FileSystem, vfs::Kind, vfs::Quotas, vfs::WriteMode, MountSpec, Tree};
 
@@ -190,4 +198,198 @@ fn the_tree_passes_the_file_system_contract() {
     );
     assert_eq!(errno(t.write("/workspace/ref", b"x", WriteMode::Truncate)), Errno::EROFS);
     assert_eq!(errno(t.rename("/workspace", "/tmp/w")), Errno::EACCES);
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0, "mkfifo {}", path.display());
+}
+
+/// A character device like `/dev/zero` at `path`, where this process may
+/// create one (as root, outside a user namespace); `false` where it may not.
+fn mknod_zero(path: &Path) -> bool {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: as in `mkfifo`.
+    unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 5)) == 0 }
+}
+
+/// Runs `f` on another thread and fails unless it returns within two
+/// seconds: a host call that blocks on a FIFO fails the test instead of
+/// hanging it.
+#[track_caller]
+fn promptly<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::channel();
+    let started = Instant::now();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    let out = rx.recv_timeout(Duration::from_secs(2)).unwrap_or_else(|_| panic!("{what} blocked"));
+    assert!(started.elapsed() < Duration::from_secs(2), "{what}");
+    out
+}
+
+#[test]
+fn fifos_sockets_and_devices_are_never_opened_and_fail_promptly() {
+    let d = Dir::new("fifo");
+    mkfifo(&d.host().join("pipe"));
+    mkfifo(&d.host().join("sub/pipe"));
+    symlink(d.host().join("pipe"), d.host().join("pipe-link")).unwrap();
+    let _socket = std::os::unix::net::UnixListener::bind(d.host().join("sock")).unwrap();
+    let device = mknod_zero(&d.host().join("zero"));
+    if !device {
+        eprintln!("cannot create a device node here: the device cases are skipped");
+    }
+    let specials: &[&str] =
+        if device { &["pipe", "pipe-link", "sock", "zero"] } else { &["pipe", "pipe-link", "sock"] };
+    let listing = ["a.txt", "inside-link", "sub"];
+    let names = |t: &Tree, dir: &str| t.readdir(dir).unwrap().into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+
+    // Read-only: reads and stats are EACCES, listings hide them, writes stay EROFS.
+    let mut t = Tree::new(Quotas::default(), &[mount(d.host(), "/data", false, false)]).unwrap();
+    for name in specials {
+        let path = format!("/data/{name}");
+        let (back, results) = promptly(&path, {
+            let path = path.clone();
+            move || {
+                let results = [
+                    ("read", t.read(&path).map(|_| ()), Errno::EACCES),
+                    ("stat", t.stat(&path).map(|_| ()), Errno::EACCES),
+                    ("readdir", t.readdir(&path).map(|_| ()), Errno::ENOTDIR),
+                    ("write", t.write(&path, b"x", WriteMode::Truncate), Errno::EROFS),
+                ];
+                (t, results)
+            }
+        });
+        t = back;
+        for (op, result, expected) in results {
+            assert_eq!(errno(result), expected, "{op} {path}");
+        }
+    }
+    let (mut t, err) = promptly("read /data/sub/pipe", move || {
+        let r = t.read("/data/sub/pipe");
+        (t, r.unwrap_err())
+    });
+    assert_eq!((err.errno, err.detail.as_deref()), (Errno::EACCES, Some("not a regular file or directory")));
+    assert_eq!(names(&t, "/data"), listing);
+    assert_eq!(names(&t, "/data/sub"), ["b.txt"]);
+    assert_eq!(errno(t.chdir("/data/pipe")), Errno::ENOTDIR);
+
+    // Write-through: every operation on them is refused at once, and they
+    // stay; removing a link to one removes the link.
+    let mut t = Tree::new(Quotas::default(), &[mount(d.host(), "/tmp/out", true, true)]).unwrap();
+    for name in specials {
+        let path = format!("/tmp/out/{name}");
+        let (back, results) = promptly(&path, {
+            let path = path.clone();
+            let removes = if path.ends_with("-link") { Ok(()) } else { Err(Errno::EACCES) };
+            move || {
+                let results = [
+                    ("read", t.read(&path).map(|_| ()), Err(Errno::EACCES)),
+                    ("stat", t.stat(&path).map(|_| ()), Err(Errno::EACCES)),
+                    ("truncate", t.write(&path, b"x", WriteMode::Truncate), Err(Errno::EACCES)),
+                    ("append", t.write(&path, b"x", WriteMode::Append), Err(Errno::EACCES)),
+                    ("create", t.write(&path, b"x", WriteMode::CreateNew), Err(Errno::EEXIST)),
+                    ("rename", t.rename(&path, "/tmp/out/moved"), Err(Errno::EACCES)),
+                    ("rename over", t.rename("/tmp/out/a.txt", &path), Err(Errno::EACCES)),
+                    ("remove", t.remove(&path, false), removes),
+                ];
+                (t, results)
+            }
+        });
+        t = back;
+        for (op, result, expected) in results {
+            assert_eq!(result.map_err(|e| e.errno), expected, "{op} {path}");
+        }
+        assert_eq!(fs::symlink_metadata(d.host().join(name)).is_ok(), !name.ends_with("-link"), "{name}");
+    }
+    assert!(!d.host().join("moved").exists());
+    assert_eq!(names(&t, "/tmp/out"), listing);
+    assert_eq!(t.read("/tmp/out/a.txt").unwrap(), b"alpha");
+    let err = promptly("write /tmp/out/sub/pipe", move || {
+        t.write("/tmp/out/sub/pipe", b"x", WriteMode::Truncate).unwrap_err()
+    });
+    assert_eq!((err.errno, err.detail.as_deref()), (Errno::EACCES, Some("not a regular file or directory")));
+
+    // An overlay skips them when it copies the directory in.
+    let host = d.host();
+    let t = promptly("overlay copy-in", move || {
+        Tree::new(Quotas::default(), &[mount(host, "/workspace/repo", true, false)]).unwrap()
+    });
+    assert_eq!(names(&t, "/workspace/repo"), listing);
+    assert_eq!(names(&t, "/workspace/repo/sub"), ["b.txt"]);
+    for name in specials {
+        assert_eq!(errno(t.read(&format!("/workspace/repo/{name}"))), Errno::ENOENT, "{name}");
+    }
+}
+#[test]
+fn a_write_through_mount_never_writes_a_hard_linked_file() {
+    let d = Dir::new("hardlink");
+    fs::hard_link(d.0.join("outside/secret.txt"), d.host().join("linked")).unwrap();
+    let mut t = Tree::new(Quotas::default(), &[mount(d.host(), "/tmp/out", true, true)]).unwrap();
+    for mode in [WriteMode::Truncate, WriteMode::Append] {
+        let err = t.write("/tmp/out/linked", b"pwned", mode).unwrap_err();
+        assert_eq!((err.errno, err.detail.as_deref()), (Errno::EACCES, Some("a file with other hard links")));
+    }
+    assert_eq!(fs::read(d.0.join("outside/secret.txt")).unwrap(), b"SECRET");
+    // Reading it and removing the link are allowed: neither changes the file.
+    assert_eq!(t.read("/tmp/out/linked").unwrap(), b"SECRET");
+    t.remove("/tmp/out/linked", false).unwrap();
+    assert_eq!(fs::read(d.0.join("outside/secret.txt")).unwrap(), b"SECRET");
+}
+
+#[test]
+fn a_write_through_mount_counts_against_the_quotas() {
+    let d = Dir::new("quota");
+    let before = fs::read_dir(d.host()).unwrap().count();
+    // The tree holds /, /workspace and /tmp: 17 more entries fit.
+    let quotas = Quotas { total_bytes: 1000, files: 20, file_bytes: 1000, ..Quotas::default() };
+    let mut t = Tree::new(quotas, &[mount(d.host(), "/tmp/out", true, true)]).unwrap();
+    let mut made = 0;
+    let err = loop {
+        match t.write(&format!("/tmp/out/f{made}"), b"", WriteMode::Truncate) {
+            Ok(()) => made += 1,
+            Err(e) => break e,
+        }
+        assert!(made <= 100, "no quota on entries");
+    };
+    assert_eq!(made, 17);
+    assert_eq!((err.errno, err.detail.as_deref()), (Errno::ENOSPC, Some("at most 20 files and directories")));
+    assert_eq!(errno(t.mkdir("/tmp/out/d", false)), Errno::ENOSPC);
+    assert_eq!(errno(t.write("/workspace/mem", b"", WriteMode::Truncate)), Errno::ENOSPC);
+    assert_eq!(fs::read_dir(d.host()).unwrap().count(), before + 17);
+    // Removing entries through the mount gives them back.
+    t.remove("/tmp/out/f16", false).unwrap();
+    t.remove("/tmp/out/f15", false).unwrap();
+    t.mkdir("/tmp/out/d", false).unwrap();
+    t.write("/workspace/mem", b"", WriteMode::Truncate).unwrap();
+    assert_eq!(errno(t.write("/tmp/out/f15", b"", WriteMode::Truncate)), Errno::ENOSPC);
+
+    // Bytes: the tree and the mount together hold at most 1000.
+    let mut t = Tree::new(quotas, &[mount(d.host(), "/tmp/out", true, true)]).unwrap();
+    t.write("/tmp/out/f0", &[b'a'; 600], WriteMode::Truncate).unwrap();
+    let err = t.write("/tmp/out/f1", &[b'b'; 600], WriteMode::Truncate).unwrap_err();
+    assert_eq!(
+        (err.errno, err.detail.as_deref()),
+        (Errno::ENOSPC, Some("all files together are at most 1000 bytes"))
+    );
+    assert_eq!(fs::metadata(d.host().join("f1")).unwrap().len(), 0, "f1 is left as it was");
+    assert_eq!(errno(t.write("/tmp/out/f0", &[b'a'; 401], WriteMode::Append)), Errno::ENOSPC);
+    assert_eq!(errno(t.write("/workspace/mem", &[b'm'; 401], WriteMode::Truncate)), Errno::ENOSPC);
+    t.write("/workspace/mem", &[b'm'; 400], WriteMode::Truncate).unwrap();
+    assert_eq!(errno(t.write("/tmp/out/f2", b"x", WriteMode::Truncate)), Errno::ENOSPC);
+    // Overwriting with less, or removing, gives bytes back.
+    t.write("/tmp/out/f0", &[b'a'; 100], WriteMode::Truncate).unwrap();
+    t.write("/tmp/out/f1", &[b'b'; 500], WriteMode::Truncate).unwrap();
+    assert_eq!(errno(t.write("/tmp/out/f2", b"x", WriteMode::Truncate)), Errno::ENOSPC);
+    t.remove("/tmp/out/f1", false).unwrap();
+    t.mkdir("/tmp/out/x/y", true).unwrap();
+    t.write("/tmp/out/x/y/z", &[b'z'; 500], WriteMode::Truncate).unwrap();
+    assert_eq!(errno(t.write("/tmp/out/f2", b"x", WriteMode::Truncate)), Errno::ENOSPC);
+    t.remove("/tmp/out/x", true).unwrap();
+    t.write("/tmp/out/f2", &[b'c'; 500], WriteMode::Truncate).unwrap();
+    // A reset empties the tree, not the mount: what is there still counts.
+    t.reset().unwrap();
+    assert_eq!(errno(t.write("/workspace/mem", &[b'm'; 401], WriteMode::Truncate)), Errno::ENOSPC);
+    t.write("/workspace/mem", &[b'm'; 400], WriteMode::Truncate).unwrap();
 }
