@@ -103,9 +103,12 @@ test("one caller serving two conversations at once shares no sandbox, files, glo
   const whoami = tool({
     description: "The caller's user.",
     inputSchema: z.object({}),
+    // Whose conversation the nested call carries: the outer call's messages.
     execute: async (_args, options) => {
-      seen.push(options.context?.user ?? options.experimental_context?.user);
-      return options.context?.user ?? options.experimental_context?.user;
+      const first = options.messages[0].content;
+      const user = (typeof first === "string" ? first : first[0].text).replace("I am ", "");
+      seen.push(user);
+      return user;
     },
   });
   const run_code = await createCodeCaller({ limits: { timeoutMs: 5000 } });
@@ -127,8 +130,6 @@ test("one caller serving two conversations at once shares no sandbox, files, glo
       model,
       tools: { run_code, whoami },
       experimental_toolCallers: { whoami: ["run_code"] },
-      experimental_context: { user },
-      context: { user },
       prompt: `I am ${user}`,
       stopWhen: stepCountIs(3),
     });
