@@ -390,6 +390,16 @@ interface NativeSandbox {
 export declare class InvalidArgumentsError extends Error {
     name: string;
 }
+/**
+ * `schema` as JSON Schema only, for a tool whose framework parses its
+ * arguments itself (LangChain's `invoke`): the policy checks the JSON
+ * Schema, and the host does not parse a second time (a transform would
+ * apply twice).
+ * @internal
+ */
+export declare function jsonSchemaOnly(name: string, schema: unknown): {
+    jsonSchema: JsonSchema;
+} | undefined;
 /** Validates options and builds what the native side needs. */
 /**
  * The text {@link Sandbox.describe} gives for a sandbox created with

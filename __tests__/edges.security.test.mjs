@@ -64,6 +64,17 @@ test("fromLangChainTools: a tool-call envelope in the arguments never reaches La
   assert.equal(refused.code, "INVALID_ARGUMENTS");
   assert.match(refused.message, /tool-call envelope/);
   await sb.close();
+  // LangChain parses with the tool's schema itself: the host does not parse
+  // first (a transform applied twice would refuse or change the value).
+  const count = lcTool(async ({ n }) => `n=${n} (${typeof n})`, {
+    name: "count",
+    description: "Counts.",
+    schema: z.object({ n: z.string().transform(Number) }),
+  });
+  const sb2 = await Sandbox.create({ tools: fromLangChainTools([count]), capabilities: [{ method: "count" }] });
+  const r2 = await sb2.run(outcomes([["count", { n: "5" }], ["count", { n: 5 }]]));
+  assert.deepEqual(JSON.parse(r2.value), ['ok:"n=5 (number)"', "DENIED/schema"]);
+  await sb2.close();
 });
 
 test("every adapter hands framework-looking keys to the tool as plain data", async () => {

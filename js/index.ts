@@ -845,6 +845,30 @@ export class InvalidArgumentsError extends Error {
   override name = "InvalidArgumentsError";
 }
 
+/**
+ * `schema` as JSON Schema only, for a tool whose framework parses its
+ * arguments itself (LangChain's `invoke`): the policy checks the JSON
+ * Schema, and the host does not parse a second time (a transform would
+ * apply twice).
+ * @internal
+ */
+export function jsonSchemaOnly(name: string, schema: unknown): { jsonSchema: JsonSchema } | undefined {
+  const json = exportSchema(name, schema);
+  return json === undefined ? undefined : { jsonSchema: json };
+}
+
+/** {@link toJsonSchema}, with a library's own refusal as `INVALID_OPTIONS` naming the tool. */
+function exportSchema(name: string, schema: unknown): JsonSchema | undefined {
+  try {
+    return toJsonSchema(name, schema);
+  } catch (err) {
+    if (err instanceof CordonError) throw err;
+    // The library's exporter refused (a BigInt, a Date, a transform it cannot express).
+    const why = err instanceof Error ? err.message : String(err);
+    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
+  }
+}
+
 /** At most 300 characters of a schema library's message, one line. */
 function issueText(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
@@ -961,15 +985,7 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     throw new CordonError("INVALID_OPTIONS", `the needsApproval of tool ${JSON.stringify(name)} must be a boolean or a function`);
   }
   const schema = e.inputSchema ?? e.parameters;
-  let inputSchema: JsonSchema | undefined;
-  try {
-    inputSchema = toJsonSchema(name, schema);
-  } catch (err) {
-    if (err instanceof CordonError) throw err;
-    // The library's exporter refused (a BigInt, a Date, a transform it cannot express).
-    const why = err instanceof Error ? err.message : String(err);
-    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
-  }
+  const inputSchema = exportSchema(name, schema);
   return {
     name,
     description: e.description as string | undefined,

@@ -5,7 +5,7 @@
 //   const runCode = await createCodeTool({ tools: fromLangChainTools([search]), capabilities: [{ method: "search" }] });
 //   const model = chatModel.bindTools([runCode]);
 
-import { Sandbox, CordonError, InvalidArgumentsError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
+import { Sandbox, CordonError, InvalidArgumentsError, jsonSchemaOnly, type Language, type SandboxOptions, type ToolDefinition } from "./index";
 import { checkLanguages, codeInputSchema, runForModel } from "./codetool";
 
 /** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */
@@ -77,7 +77,9 @@ export function fromLangChainTools(tools: LangChainToolLike[]): ToolDefinition[]
     return {
       name: t.name,
       description: t.description,
-      inputSchema: t.schema,
+      // LangChain's `invoke` parses with the tool's own schema: the host
+      // checks its JSON Schema only.
+      inputSchema: jsonSchemaOnly(t.name, t.schema),
       execute: async (args: Record<string, unknown>) => {
         // `invoke` (and `call` again) takes an object whose `type` is
         // "tool_call" for an envelope and runs the tool on its `args`: the
