@@ -13,7 +13,7 @@ export interface CodeToolOutput {
         message: string;
     };
 }
-/** Checks an adapter's `languages` option. */
+/** Checks an adapter's `languages` option, as `Sandbox.create` checks its own. */
 export declare function checkLanguages(languages: unknown): Language[];
 /** The JSON Schema of the code tool's input: `{ code, language? }`. */
 export declare function codeInputSchema(languages: Language[]): Record<string, unknown>;

@@ -420,6 +420,12 @@ export interface SnapshotOptions {
     key?: string | Uint8Array;
 }
 /**
+ * `options.languages`: a non-empty list of distinct languages, or null for
+ * both (when absent).
+ * @internal
+ */
+export declare function validateLanguages(value: unknown): Language[] | null;
+/**
  * An isolated JavaScript environment. Runs on one sandbox are sequential (a
  * second `run` waits for the first) and share their globals, like a REPL.
  */

@@ -1,7 +1,7 @@
 // What the framework adapters share: the code tool's input schema, and one
 // run turned into the result shape a model reads (limits included as data).
 
-import { CordonError, type Language, type Sandbox } from "./index";
+import { CordonError, validateLanguages, type Language, type Sandbox } from "./index";
 
 /** What the model gets back from one run. */
 export interface CodeToolOutput {
@@ -14,12 +14,10 @@ export interface CodeToolOutput {
   error?: { code?: string; name?: string; message: string };
 }
 
-/** Checks an adapter's `languages` option. */
+/** Checks an adapter's `languages` option, as `Sandbox.create` checks its own. */
 export function checkLanguages(languages: unknown): Language[] {
-  if (!Array.isArray(languages) || languages.length === 0 || !languages.every((l) => l === "javascript" || l === "shell")) {
-    throw new CordonError("INVALID_OPTIONS", 'languages must be a non-empty array of "javascript" and "shell"');
-  }
-  return languages as Language[];
+  // An adapter always has a list (its default is both): undefined is refused.
+  return validateLanguages(languages === undefined ? null : languages) as Language[];
 }
 
 /** The JSON Schema of the code tool's input: `{ code, language? }`. */

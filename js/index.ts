@@ -1332,8 +1332,12 @@ function snapshotKey(options: unknown): Uint8Array | null {
   return bytes;
 }
 
-/** `options.languages`: a non-empty list of distinct languages, or null for both. */
-function validateLanguages(value: unknown): Language[] | null {
+/**
+ * `options.languages`: a non-empty list of distinct languages, or null for
+ * both (when absent).
+ * @internal
+ */
+export function validateLanguages(value: unknown): Language[] | null {
   if (value === undefined) return null;
   if (
     !Array.isArray(value) ||
