@@ -415,9 +415,26 @@ struct UvMetrics {
     reserved: [*mut u64; 13],
 }
 
+/// `uv_metrics_info`, looked up in the process at run time: it is libuv's,
+/// not Node-API, so the addon must not import it (Node 20.0-20.2, Deno and
+/// older Electron builds do not export it, and a strong import would keep the
+/// addon from loading there).
 #[cfg(unix)]
-extern "C" {
-    fn uv_metrics_info(event_loop: *mut std::ffi::c_void, metrics: *mut UvMetrics) -> std::ffi::c_int;
+type UvMetricsInfo = unsafe extern "C" fn(*mut std::ffi::c_void, *mut UvMetrics) -> std::ffi::c_int;
+
+#[cfg(unix)]
+fn uv_metrics_info() -> Option<UvMetricsInfo> {
+    static FOUND: std::sync::OnceLock<Option<UvMetricsInfo>> = std::sync::OnceLock::new();
+    *FOUND.get_or_init(|| {
+        // SAFETY: dlsym with the default handle and a NUL-terminated name
+        // only looks the symbol up; a non-null result is libuv's
+        // `int uv_metrics_info(uv_loop_t*, uv_metrics_t*)`, whose signature
+        // `UvMetricsInfo` matches.
+        unsafe {
+            let symbol = libc::dlsym(libc::RTLD_DEFAULT, c"uv_metrics_info".as_ptr());
+            (!symbol.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, UvMetricsInfo>(symbol))
+        }
+    })
 }
 
 /// Which turn of the event loop this is. The loop's iteration count, not
@@ -425,12 +442,13 @@ extern "C" {
 /// timer, which would make one turn look like many.
 #[cfg(unix)]
 fn loop_turn(env: &Env) -> Option<u64> {
+    let metrics_info = uv_metrics_info()?;
     let event_loop = env.get_uv_event_loop().ok()?;
     let mut metrics =
         UvMetrics { loop_count: 0, events: 0, events_waiting: 0, reserved: [std::ptr::null_mut(); 13] };
     // SAFETY: the loop pointer comes from Node for this thread's environment
     // and `metrics` is a valid, writable uv_metrics_t; libuv only fills it.
-    let status = unsafe { uv_metrics_info(event_loop.cast(), &mut metrics) };
+    let status = unsafe { metrics_info(event_loop.cast(), &mut metrics) };
     (status == 0).then_some(metrics.loop_count)
 }
 
