@@ -48,7 +48,7 @@ for (const b of builds) {
   if (!existsSync(path.join(b, "dist", "index.js"))) throw new Error(`bench:ab: ${b} holds no dist/index.js`);
 }
 
-const workloads = JSON.parse(readFileSync(path.resolve(root, "../shared/bench/workloads.json"), "utf8"));
+const workloads = JSON.parse(readFileSync(path.join(root, "bench/workloads/workloads.json"), "utf8"));
 const hi = workloads.snippets.hi;
 const w4 = workloads.W4.cases;
 const fib = workloads.W5.cases.fib27;

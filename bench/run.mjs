@@ -1,4 +1,4 @@
-// cordon's benchmark: the workloads of ../shared/bench/workloads.json that the
+// cordon's benchmark: the workloads of bench/workloads/workloads.json that the
 // current feature set can run (W1 cold start, W2 warm run, W3 fresh sandbox,
 // W4 tool calls, W5 compute, W6 shell over 5 MB of JSON, W7 density, W8 containment). Prints medians
 // (and p99 for W2); W6 also times the same commands in real bash/jq on this machine. Every run's
@@ -16,12 +16,12 @@ import { Sandbox, CordonError } from "cordon";
 import { w6Data } from "./w6data.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const workloadsPath = path.resolve(root, "../shared/bench/workloads.json");
+const workloadsPath = path.join(root, "bench/workloads/workloads.json");
 let workloads;
 try {
   workloads = JSON.parse(readFileSync(workloadsPath, "utf8"));
 } catch (err) {
-  console.error(`bench: cannot read ${workloadsPath} (${err.message}); shared/ must sit beside the project`);
+  console.error(`bench: cannot read ${workloadsPath} (${err.message})`);
   process.exit(1);
 }
 const only = process.argv.slice(2).filter((a) => /^(W\d|FS)$/.test(a));

@@ -1,4 +1,4 @@
-// W6's data file, as ../shared/bench/workloads.json describes its layout:
+// W6's data file, as bench/workloads/workloads.json describes its layout:
 // shared by bench/run.mjs and bench/ab.mjs so both time the same bytes.
 export function w6Data(w6) {
   const objects = Array.from({ length: w6.data.objects }, (_, i) => ({

@@ -1,6 +1,7 @@
-// Runs the public red-team cases of ../shared/redteam against the built
+// Runs the public red-team cases of corpus/ (a copy of the shared corpus,
+// kept in step by scripts/sync-shared.mjs) against the built
 // package and judges each by its `expect` block and the invariants of
-// shared/redteam/README.md. Used by redteam.security.test.mjs.
+// corpus/README.md. Used by redteam.security.test.mjs.
 import { readFileSync, writeFileSync, mkdtempSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import os from "node:os";
@@ -9,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Sandbox, CordonError } from "cordon";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const redteamDir = path.resolve(here, "../../../shared/redteam");
+export const redteamDir = path.join(here, "corpus");
 export const configs = JSON.parse(readFileSync(path.join(redteamDir, "configs.json"), "utf8"));
 
 export function loadCategory(category) {
@@ -140,7 +141,7 @@ export function options(profileName, caseLimits, records, state) {
   return { limits, tools, capabilities };
 }
 
-// Strict parameters (shared/redteam/README.md) for one recorded call.
+// Strict parameters (corpus/README.md) for one recorded call.
 export function strictViolation(profileName, record) {
   const profile = configs.profiles[profileName];
   const cap = profile.capabilities.find((c) => matchesPattern(c.method, record.method));
