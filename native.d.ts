@@ -135,6 +135,22 @@ export declare function drainLater(): boolean
 export declare function drainReady(): boolean
 
 /**
+ * Compiles the guest ahead of time for `target` (a Rust target triple; this
+ * addon's own when absent) and the CPU features `cpuFlags` (Cranelift flags
+ * or presets; the target's baseline when absent), and writes the modules
+ * its package ships into `dir`; returns their paths. A build step
+ * (`scripts/precompile.mjs`), not an API: it takes seconds.
+ */
+export declare function precompileGuest(dir: string, target?: string | undefined | null, cpuFlags?: Array<string> | undefined | null): Array<string>
+
+/**
+ * Where the guest compiled at build time lies: the directory of the addon
+ * (`native.js` calls this as it loads it). False if a different directory
+ * was set before.
+ */
+export declare function setPrebuiltDir(dir: string): boolean
+
+/**
  * Registers the function that makes a run's result object from its fields
  * (`js/index.ts` calls this once, when it loads).
  */

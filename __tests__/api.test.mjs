@@ -258,51 +258,79 @@ test("an AbortSignal cancels a run, or prevents it from starting", async () => {
 });
 
 test("a package without its native addon fails to load with a typed error naming what it tried", async () => {
-  const { mkdtempSync, copyFileSync, rmSync } = await import("node:fs");
+  const { mkdtempSync, copyFileSync, mkdirSync, rmSync, writeFileSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
   const { createRequire } = await import("node:module");
   const dir = mkdtempSync(join(tmpdir(), "cordon-loader-"));
+  const load = () => {
+    const require = createRequire(join(dir, "x.js"));
+    delete require.cache[join(dir, "native.js")];
+    return require("./native.js");
+  };
+  const saved = { override: process.env.CORDON_NATIVE_PATH, platform: process.platform };
+  delete process.env.CORDON_NATIVE_PATH;
   try {
     copyFileSync(new URL("../native.js", import.meta.url), join(dir, "native.js"));
-    const require = createRequire(join(dir, "x.js"));
-    assert.throws(
-      () => require("./native.js"),
-      (err) => {
-        assert.equal(err.code, "NATIVE_ADDON_MISSING");
-        const lines = err.message.split("\n");
-        assert.equal(
-          lines[0],
-          `cordon: no native addon for ${process.platform}-${process.arch} could be loaded (build it with \`npm run build\`); tried:`,
-        );
-        const tried = lines.slice(1).map((line) => line.trim().split(": ")[0]);
-        const expected =
-          process.platform === "linux" && process.arch === "x64"
-            ? [join(dir, "cordon.linux-x64-gnu.node"), join(dir, "cordon.linux-x64-musl.node")]
-            : tried;
-        assert.deepEqual(tried, expected);
-        for (const line of lines.slice(1)) assert.match(line, /: Cannot find module /);
-        return true;
-      },
-    );
-    // A file that is there but does not load is told apart from a missing one.
-    if (process.platform === "linux" && process.arch === "x64") {
-      const { writeFileSync } = await import("node:fs");
-      writeFileSync(join(dir, "cordon.linux-x64-gnu.node"), "not a shared object");
-      assert.throws(
-        () => require("./native.js"),
-        (err) => {
-          assert.equal(err.code, "NATIVE_ADDON_FAILED");
-          const lines = err.message.split("\n");
-          assert.equal(lines[0], "cordon: the native addon for linux-x64 does not load; tried:");
-          assert.equal(lines.length, 3);
-          assert.match(lines[1], /cordon\.linux-x64-gnu\.node: .*(invalid ELF header|file too short)/);
-          assert.match(lines[2], /cordon\.linux-x64-musl\.node: Cannot find module /);
-          return true;
-        },
+    copyFileSync(new URL("../package.json", import.meta.url), join(dir, "package.json"));
+    const host = process.platform === "linux" && process.arch === "x64";
+    assert.throws(load, (err) => {
+      assert.equal(err.code, "NATIVE_ADDON_MISSING");
+      const lines = err.message.split("\n");
+      assert.equal(
+        lines[0],
+        `cordon: no native addon is installed for ${process.platform}-${process.arch}; ` +
+          (host
+            ? "its package should have been installed as an optional dependency: reinstall without " +
+              "--no-optional or --omit=optional"
+            : lines[0].split("; ")[1].split(" (")[0]) +
+          " (CORDON_NATIVE_PATH can name a .node file); tried:",
       );
+      const tried = lines.slice(1).map((line) => line.trim().split(": ")[0]);
+      assert.deepEqual(tried, host ? ["cordon-linux-x64-gnu", "cordon-linux-x64-musl"] : tried);
+      for (const line of lines.slice(1)) assert.match(line, /: Cannot find module /);
+      return true;
+    });
+    // On a platform without a package, the message lists those there are.
+    Object.defineProperty(process, "platform", { value: "aix" });
+    try {
+      assert.throws(load, (err) => {
+        assert.equal(err.code, "NATIVE_ADDON_MISSING");
+        assert.match(
+          err.message,
+          /^cordon: no native addon is installed for aix-\w+; cordon supports linux-x64-gnu, linux-arm64-gnu, linux-x64-musl, linux-arm64-musl, darwin-x64, darwin-arm64, win32-x64-msvc \(CORDON_NATIVE_PATH can name a \.node file\); tried:\n {2}cordon-aix-\w+: Cannot find module /,
+        );
+        return true;
+      });
+    } finally {
+      Object.defineProperty(process, "platform", { value: saved.platform });
+    }
+    if (host) {
+      // A file that is there but does not load is told apart from a missing one.
+      mkdirSync(join(dir, "npm", "linux-x64-gnu"), { recursive: true });
+      const local = join(dir, "npm", "linux-x64-gnu", "cordon.linux-x64-gnu.node");
+      writeFileSync(local, "not a shared object");
+      assert.throws(load, (err) => {
+        assert.equal(err.code, "NATIVE_ADDON_FAILED");
+        const lines = err.message.split("\n");
+        assert.equal(lines[0], "cordon: the native addon for linux-x64 does not load; tried:");
+        assert.equal(lines.length, 3);
+        assert.match(lines[1], /^ {2}\/.*\/npm\/linux-x64-gnu\/cordon\.linux-x64-gnu\.node: .*(invalid ELF header|file too short)/);
+        assert.match(lines[2], /^ {2}cordon-linux-x64-musl: Cannot find module /);
+        return true;
+      });
+      // CORDON_NATIVE_PATH is the only place tried when it is set.
+      process.env.CORDON_NATIVE_PATH = local;
+      assert.throws(load, (err) => {
+        assert.equal(err.code, "NATIVE_ADDON_FAILED");
+        assert.match(err.message, /^cordon: CORDON_NATIVE_PATH=.*cordon\.linux-x64-gnu\.node does not load: .*(invalid ELF header|file too short)/);
+        assert.equal(err.message.split("\n").length, 1);
+        return true;
+      });
     }
   } finally {
+    if (saved.override === undefined) delete process.env.CORDON_NATIVE_PATH;
+    else process.env.CORDON_NATIVE_PATH = saved.override;
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -31,4 +31,7 @@ fn main() {
     let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
     println!("cargo:rustc-env=CORDON_GUEST_WASM_PATH={}", path.display());
     println!("cargo:rustc-env=CORDON_GUEST_SHA256={hex}");
+    // The target this runtime is built for: the one its shipped guest is
+    // compiled for by default (`engine::precompile`).
+    println!("cargo:rustc-env=CORDON_TARGET={}", env::var("TARGET").unwrap_or_default());
 }

@@ -162,6 +162,31 @@ pub fn set_run_result_maker(make: Function<'_, MakeRunResultArgs, Unknown<'stati
     Ok(())
 }
 
+/// Where the guest compiled at build time lies: the directory of the addon
+/// (`native.js` calls this as it loads it). False if a different directory
+/// was set before.
+#[napi]
+pub fn set_prebuilt_dir(dir: String) -> bool {
+    cordon_runtime::prebuilt::set_dir(dir.into())
+}
+
+/// Compiles the guest ahead of time for `target` (a Rust target triple; this
+/// addon's own when absent) and the CPU features `cpuFlags` (Cranelift flags
+/// or presets; the target's baseline when absent), and writes the modules
+/// its package ships into `dir`; returns their paths. A build step
+/// (`scripts/precompile.mjs`), not an API: it takes seconds.
+#[napi]
+pub fn precompile_guest(
+    dir: String,
+    target: Option<String>,
+    cpu_flags: Option<Vec<String>>,
+) -> Result<Vec<String>> {
+    let dir = std::path::Path::new(&dir);
+    let written = cordon_runtime::engine::write_prebuilt(dir, target.as_deref(), cpu_flags.as_deref())
+        .map_err(|e| Error::new(Status::GenericFailure, format!("cannot precompile the guest: {e:#}")))?;
+    Ok(written.into_iter().map(|path| path.display().to_string()).collect())
+}
+
 impl ToNapiValue for BindingRunResult {
     unsafe fn to_napi_value(env: napi::sys::napi_env, val: Self) -> Result<napi::sys::napi_value> {
         let env = Env::from_raw(env);

@@ -26,10 +26,10 @@ use wasmtime::{Engine, Module};
 
 const MAGIC: &[u8; 8] = b"CORDONS1";
 const SUM_BYTES: usize = 16;
-const WASMTIME_VERSION: &str = "48.0.8";
+pub(crate) const WASMTIME_VERSION: &str = "48.0.8";
 /// How the cached module was made from the guest (pre-initialised by
 /// `cordon_init`); change it when that changes.
-const PREPARATION: &str = "preinit-1";
+pub(crate) const PREPARATION: &str = "preinit-1";
 
 /// How the module was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,8 @@ pub enum CacheOutcome {
     Recompiled,
     /// No cache directory: compiled in memory.
     Uncached,
+    /// Mapped from the module shipped beside the addon (`prebuilt`).
+    Shipped,
 }
 
 /// The default cache directory: `$CORDON_CACHE_DIR`, else
@@ -176,7 +178,7 @@ fn sum_path(path: &Path) -> PathBuf {
     path.with_extension("sum")
 }
 
-fn summary(bytes: &[u8]) -> Vec<u8> {
+pub(crate) fn summary(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(MAGIC.len() + 8 + SUM_BYTES);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&u64::try_from(bytes.len()).unwrap_or(u64::MAX).to_le_bytes());
@@ -192,7 +194,7 @@ fn verified(path: &Path) -> bool {
 
 /// Runs `f` over the file's bytes, mapped rather than copied.
 #[cfg(unix)]
-fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+pub(crate) fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
     use std::os::fd::AsRawFd;
     let file = fs::File::open(path).ok()?;
     let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
@@ -216,7 +218,7 @@ fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
 }
 
 #[cfg(not(unix))]
-fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
+pub(crate) fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Option<T> {
     fs::read(path).ok().map(|bytes| f(&bytes))
 }
 

@@ -3,13 +3,14 @@
 use std::{path::Path, sync::OnceLock, time::Duration};
 
 use wasmtime::{
-    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, OptLevel, PoolingAllocationConfig,
+    Config, Enabled, Engine, InstanceAllocationStrategy, InstancePre, Module, OptLevel,
+    PoolingAllocationConfig,
 };
 
 use crate::{
     cache::{self, CacheOutcome},
     host::HostState,
-    preinit, trim, ErrorCode, RunFailure,
+    prebuilt, preinit, trim, ErrorCode, RunFailure,
 };
 
 pub use crate::cache::CacheOutcome as ModuleSource;
@@ -142,13 +143,10 @@ pub(crate) fn pool_size() -> u32 {
 
 fn init(metered: bool, part: Part) -> Result<Shared, String> {
     trim::idle()?;
-    let dir = cache::default_dir();
-    let (engine, checked) = engine_and_cache_check(metered, part, dir.as_deref());
-    let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
-    let (module, source) = cache::load_or_compile(&engine, GUEST_SHA256, dir.as_deref(), checked, || {
-        preinit::preinitialize(&engine, metered, GUEST_WASM)
-    })
-    .map_err(|e| format!("cannot compile the guest: {e}"))?;
+    let (engine, module, source) = match prebuilt::dir() {
+        Some(dir) => shipped_or_compiled(metered, part, dir)?,
+        None => cached_or_compiled(metered, part)?,
+    };
     let linker = preinit::linker(&engine).map_err(|e| format!("cannot link the host imports: {e}"))?;
     let pre = linker.instantiate_pre(&module).map_err(|e| format!("the guest does not link: {e}"))?;
     // Made first, so it takes the slot reserved for it. It holds the image's
@@ -160,32 +158,136 @@ fn init(metered: bool, part: Part) -> Result<Shared, String> {
     Ok(Shared { engine, pre, source, pristine })
 }
 
-/// Creates the engine and, on another thread at the same time, checks the
-/// cached module against its checksum. Each takes about 2 ms: the pool sets
-/// up a guard page for every fiber stack (a thousand `mprotect` calls), and
-/// the check reads the whole 17 MB file. The cache file is named by the
-/// compilation settings alone, so an engine without the pool (made in well
-/// under a millisecond) finds it; `cache::load_or_compile` uses the check
-/// only if the real engine names the same file. When the thread cannot be
-/// started, the check happens afterwards as before.
-fn engine_and_cache_check(
+/// The engine, and the module from the cache or compiled into it. The cache
+/// file is named by the compilation settings alone, so an engine without the
+/// pool (made in well under a millisecond) finds it while the real one is
+/// made; `cache::load_or_compile` uses that check only if the real engine
+/// names the same file.
+fn cached_or_compiled(metered: bool, part: Part) -> Result<(Engine, Module, CacheOutcome), String> {
+    let dir = cache::default_dir();
+    let probe_and_check = |dir: &Path| {
+        let probe = Engine::new(&compile_config(metered)).ok()?;
+        Some(cache::check(&probe, GUEST_SHA256, dir))
+    };
+    let (engine, checked) = engine_and_check(metered, part, probe_and_check, dir.as_deref());
+    let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
+    let (module, source) = compile(&engine, metered, dir.as_deref(), checked.flatten())?;
+    Ok((engine, module, source))
+}
+
+fn compile(
+    engine: &Engine,
+    metered: bool,
+    dir: Option<&Path>,
+    checked: Option<cache::Checked>,
+) -> Result<(Module, CacheOutcome), String> {
+    cache::load_or_compile(engine, GUEST_SHA256, dir, checked, || {
+        preinit::preinitialize(engine, metered, GUEST_WASM)
+    })
+    .map_err(|e| format!("cannot compile the guest: {e}"))
+}
+
+/// The engine and the module shipped in `dir`, checked while the engine is
+/// made. A module that is missing, damaged, from another build or compiled
+/// for CPU features this machine lacks is compiled instead (through the
+/// cache), after a one-line notice on stderr.
+fn shipped_or_compiled(
     metered: bool,
     part: Part,
+    dir: &Path,
+) -> Result<(Engine, Module, CacheOutcome), String> {
+    let check = |dir: &Path| prebuilt::check(dir, GUEST_SHA256, metered);
+    let (engine, checked) = engine_and_check(metered, part, check, Some(dir));
+    let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
+    let refused = match checked.unwrap_or_else(|| check(dir)) {
+        // SAFETY: the summary proves the file holds exactly the bytes
+        // `precompile` made for this build of the guest, wasmtime and cordon;
+        // wasmtime re-checks its own version, settings and the CPU features
+        // the code uses before mapping it.
+        Ok(path) => match unsafe { Module::deserialize_file(&engine, &path) } {
+            Ok(module) => return Ok((engine, module, CacheOutcome::Shipped)),
+            Err(err) => format!("{} does not fit this machine ({})", path.display(), err.root_cause()),
+        },
+        Err(why) => why,
+    };
+    let cache_dir = cache::default_dir();
+    eprintln!(
+        "cordon: compiling the guest{} instead of using the shipped one, which takes seconds{}: {refused}",
+        if metered { " for deterministic sandboxes" } else { "" },
+        match &cache_dir {
+            Some(cache) => format!(" (cached in {})", cache.display()),
+            None => String::new(),
+        }
+    );
+    let (module, source) = compile(&engine, metered, cache_dir.as_deref(), None)?;
+    Ok((engine, module, source))
+}
+
+/// Creates the engine and, on another thread at the same time, runs `check`
+/// on `dir`. Each takes about 2 ms: the pool sets up a guard page for every
+/// fiber stack (a thousand `mprotect` calls), and a check reads a whole
+/// 17 MB module. When the thread cannot be started, the check is `None` and
+/// the caller makes it afterwards.
+fn engine_and_check<T: Send>(
+    metered: bool,
+    part: Part,
+    check: impl FnOnce(&Path) -> T + Send,
     dir: Option<&Path>,
-) -> (wasmtime::Result<Engine>, Option<cache::Checked>) {
+) -> (wasmtime::Result<Engine>, Option<T>) {
     std::thread::scope(|scope| {
         let checker = dir.and_then(|dir| {
             std::thread::Builder::new()
-                .name("cordon-cache-check".into())
-                .spawn_scoped(scope, move || {
-                    let probe = Engine::new(&compile_config(metered)).ok()?;
-                    Some(cache::check(&probe, GUEST_SHA256, dir))
-                })
+                .name("cordon-module-check".into())
+                .spawn_scoped(scope, move || check(dir))
                 .ok()
         });
         let engine = Engine::new(&config(metered, part));
-        (engine, checker.and_then(|checker| checker.join().ok().flatten()))
+        (engine, checker.and_then(|checker| checker.join().ok()))
     })
+}
+
+/// Compiles the pre-initialised guest for `target` (a triple; the runtime's
+/// own when `None`) with the CPU features `flags` (Cranelift flags or
+/// presets; by default the [`prebuilt::BASELINE`] of its architecture): the
+/// plain module and the fuel-metered one, in that order. The guest is
+/// initialised once, here, by an engine for this machine: the snapshot does
+/// not depend on the target.
+pub fn precompile(target: Option<&str>, flags: Option<&[String]>) -> wasmtime::Result<[Vec<u8>; 2]> {
+    let target = target.unwrap_or(env!("CORDON_TARGET"));
+    let flags: Vec<&str> = match flags {
+        Some(flags) => flags.iter().map(String::as_str).collect(),
+        None => prebuilt::baseline(target)
+            .ok_or_else(|| wasmtime::Error::msg(format!("no baseline CPU is defined for {target}")))?
+            .to_vec(),
+    };
+    let image = preinit::preinitialize(&Engine::new(&compile_config(false))?, false, GUEST_WASM)?;
+    let compile = |metered: bool| -> wasmtime::Result<Vec<u8>> {
+        let mut config = compile_config(metered);
+        config.target(target)?;
+        for flag in &flags {
+            // SAFETY: these are CPU features; wasmtime checks, when a module
+            // is loaded, that the machine has each one the module uses.
+            unsafe {
+                config.cranelift_flag_enable(flag);
+            }
+        }
+        Engine::new(&config)?.precompile_module(&image)
+    };
+    Ok([compile(false)?, compile(true)?])
+}
+
+/// [`precompile`], written into `dir` as the addon's package ships them;
+/// returns the paths written.
+pub fn write_prebuilt(
+    dir: &Path,
+    target: Option<&str>,
+    flags: Option<&[String]>,
+) -> wasmtime::Result<Vec<std::path::PathBuf>> {
+    let [plain, metered] = precompile(target, flags)?;
+    Ok(vec![
+        prebuilt::write(dir, GUEST_SHA256, false, &plain)?,
+        prebuilt::write(dir, GUEST_SHA256, true, &metered)?,
+    ])
 }
 
 /// The shared engine and module (the fuel-metered one when `metered`),

@@ -27,6 +27,7 @@ mod limits;
 mod mounts;
 mod output;
 mod pending;
+pub mod prebuilt;
 mod preinit;
 pub mod reaper;
 mod sandbox;
