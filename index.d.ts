@@ -377,7 +377,7 @@ interface NativeSandbox {
     reset(): void;
     fsRequest(request: string, data: Uint8Array | null): Buffer;
     /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
-    limits(into: Float64Array): void;
+    limits(): Float64Array;
     setSingleLanguage(single: boolean): void;
     close(): void;
 }

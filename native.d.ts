@@ -37,13 +37,12 @@ export declare class NativeSandbox {
    */
   fsRequest(request: string, data?: Buffer | undefined | null): Buffer
   /**
-   * Writes the effective limits, defaults filled in, into `into`, in the
-   * order of `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`).
-   * Eleven numbers in a caller's `Float64Array` cost a fraction of an object
-   * of ten properties built through napi, which `Sandbox.create` paid
-   * for every sandbox.
+   * The sandbox's effective limits as numbers, in the order of
+   * `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`): one typed
+   * array costs a fraction of an object of eleven properties built
+   * through napi, which `Sandbox.create` pays for every sandbox.
    */
-  limits(into: Float64Array): void
+  limits(): Float64Array
   /**
    * Restricts later runs to the language each is started in (no
    * `shell()` from JavaScript, no `js` from the shell).
@@ -142,6 +141,12 @@ export declare function drainReady(): boolean
  * (`scripts/precompile.mjs`), not an API: it takes seconds.
  */
 export declare function precompileGuest(dir: string, target?: string | undefined | null, cpuFlags?: Array<string> | undefined | null): Array<string>
+
+/**
+ * Whether the driver may ask libuv which turn of the event loop this is
+ * (`native.js` says no in Bun, whose libuv functions are stubs).
+ */
+export declare function setLoopMetrics(enabled: boolean): void
 
 /**
  * Where the guest compiled at build time lies: the directory of the addon

@@ -52,6 +52,8 @@ function fail(code, message) {
 function open(file) {
   const addon = require(file);
   addon.setPrebuiltDir(path.dirname(file));
+  // Bun exports libuv's uv_metrics_info as a stub that ends the process.
+  if (process.versions.bun) addon.setLoopMetrics(false);
   return addon;
 }
 

@@ -510,7 +510,7 @@ interface NativeSandbox {
   reset(): void;
   fsRequest(request: string, data: Uint8Array | null): Buffer;
   /** Writes the effective limits into `into`, in the order of `LIMIT_KEYS`. */
-  limits(into: Float64Array): void;
+  limits(): Float64Array;
   setSingleLanguage(single: boolean): void;
   close(): void;
 }
@@ -592,8 +592,6 @@ const LIMIT_KEYS = [
   "fsFiles",
   "traceBytes",
 ] as const;
-/** Where `NativeSandbox.limits` writes; read at once after each call. */
-const LIMITS_SCRATCH = new Float64Array(LIMIT_KEYS.length);
 const SANDBOX_KEYS = [
   "limits",
   "tools",
@@ -1458,9 +1456,9 @@ export class Sandbox {
 
   private constructor(nativeSandbox: NativeSandbox, description: Omit<DescribeInput, "limits">) {
     this.#native = nativeSandbox;
-    nativeSandbox.limits(LIMITS_SCRATCH);
+    const values = nativeSandbox.limits();
     const limits: NativeLimits = {};
-    for (let i = 0; i < LIMIT_KEYS.length; i++) limits[LIMIT_KEYS[i]] = LIMITS_SCRATCH[i];
+    for (let i = 0; i < LIMIT_KEYS.length; i++) limits[LIMIT_KEYS[i]] = values[i];
     this.#limits = limits as Required<NativeLimits>;
     this.#description = description;
     this.fs = new SandboxFs(nativeSandbox);

@@ -42,5 +42,5 @@ bash scripts/fuzz.sh 10
 step "node tests"
 node --test --test-concurrency=1 __tests__/
 
-step "AI SDK 7 on Node 22 (the packed package)"
-bash scripts/test-ai7.sh
+step "the packed packages in a fresh project: Node 20.0/20/22/24, Deno, Bun, esbuild, AI SDK 7"
+bash scripts/test-consumer.sh

@@ -415,6 +415,10 @@ struct UvMetrics {
     reserved: [*mut u64; 13],
 }
 
+/// Whether libuv's loop metrics may be used: `native.js` turns them off in
+/// Bun, whose `uv_metrics_info` is a stub that ends the process.
+pub(crate) static LOOP_METRICS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
 /// `uv_metrics_info`, looked up in the process at run time: it is libuv's,
 /// not Node-API, so the addon must not import it (Node 20.0-20.2, Deno and
 /// older Electron builds do not export it, and a strong import would keep the
@@ -425,6 +429,9 @@ type UvMetricsInfo = unsafe extern "C" fn(*mut std::ffi::c_void, *mut UvMetrics)
 #[cfg(unix)]
 fn uv_metrics_info() -> Option<UvMetricsInfo> {
     static FOUND: std::sync::OnceLock<Option<UvMetricsInfo>> = std::sync::OnceLock::new();
+    if !LOOP_METRICS.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
     *FOUND.get_or_init(|| {
         // SAFETY: dlsym with the default handle and a NUL-terminated name
         // only looks the symbol up; a non-null result is libuv's

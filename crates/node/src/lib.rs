@@ -16,7 +16,7 @@ use cordon_runtime::{
 use driver::{DispatchArgs, Dispatcher, Message, Now};
 use napi::{
     bindgen_prelude::{
-        Buffer, Either, Float64ArraySlice, FnArgs, Function, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
+        Buffer, Either, Float64Array, FnArgs, Function, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
         Unknown,
     },
     Env, Error, Result, Status,
@@ -168,6 +168,13 @@ pub fn set_run_result_maker(make: Function<'_, MakeRunResultArgs, Unknown<'stati
 #[napi]
 pub fn set_prebuilt_dir(dir: String) -> bool {
     cordon_runtime::prebuilt::set_dir(dir.into())
+}
+
+/// Whether the driver may ask libuv which turn of the event loop this is
+/// (`native.js` says no in Bun, whose libuv functions are stubs).
+#[napi]
+pub fn set_loop_metrics(enabled: bool) {
+    driver::LOOP_METRICS.store(enabled, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Compiles the guest ahead of time for `target` (a Rust target triple; this
@@ -548,13 +555,12 @@ impl NativeSandbox {
         self.inner.fs_request(request.as_bytes(), data).into()
     }
 
-    /// Writes the effective limits, defaults filled in, into `into`, in the
-    /// order of `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`).
-    /// Eleven numbers in a caller's `Float64Array` cost a fraction of an object
-    /// of ten properties built through napi, which `Sandbox.create` paid
-    /// for every sandbox.
+    /// The sandbox's effective limits as numbers, in the order of
+    /// `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`): one typed
+    /// array costs a fraction of an object of eleven properties built
+    /// through napi, which `Sandbox.create` pays for every sandbox.
     #[napi]
-    pub fn limits(&self, mut into: Float64ArraySlice<'_>) -> Result<()> {
+    pub fn limits(&self) -> Float64Array {
         let l = self.inner.limits();
         let values = [
             l.timeout_ms,
@@ -569,22 +575,7 @@ impl NativeSandbox {
             l.fs_files,
             l.trace_bytes,
         ];
-        // SAFETY: the slice is the caller's typed array, alive for this
-        // synchronous call on the JavaScript thread, during which no
-        // JavaScript runs; `js/index.ts` passes a module-private
-        // Float64Array, never one over shared memory.
-        let into = unsafe { into.as_mut() };
-        if into.len() != values.len() {
-            return Err(invalid(format!(
-                "limits() takes a Float64Array of {}, got {}",
-                values.len(),
-                into.len()
-            )));
-        }
-        for (slot, value) in into.iter_mut().zip(values) {
-            *slot = value as f64;
-        }
-        Ok(())
+        Float64Array::new(values.iter().map(|&v| v as f64).collect())
     }
 
     /// Restricts later runs to the language each is started in (no
