@@ -8,7 +8,7 @@
 //   npm run bench -- W2 W3   only those
 //   npm run bench -- --compare   W2-W5 also on quickjs-emscripten and node:vm
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,7 +24,7 @@ try {
   console.error(`bench: cannot read ${workloadsPath} (${err.message})`);
   process.exit(1);
 }
-const only = process.argv.slice(2).filter((a) => /^(W\d|FS)$/.test(a));
+const only = process.argv.slice(2).filter((a) => /^(W\d|FS|FU)$/.test(a));
 const compare = process.argv.includes("--compare");
 const wanted = (w) => only.length === 0 || only.includes(w);
 
@@ -146,6 +146,39 @@ async function onOne(d, options, code, expect, what, per = 1) {
     },
     close: () => sb.close(),
   };
+}
+
+// First use: a new process on a machine that never ran cordon (an empty
+// cache directory, a read-only home) creates a sandbox and runs one line,
+// then a deterministic one; timed inside the process from before the
+// import, so the figure is what a user's first call waits.
+if (wanted("FU")) {
+  const home = mkdtempSync(path.join(os.tmpdir(), "cordon-bench-home-"));
+  chmodSync(home, 0o555);
+  const script = `const t0 = performance.now();
+    const { Sandbox } = require(${JSON.stringify(root)}); const { writeSync } = require("node:fs");
+    (async () => { const t1 = performance.now(); const sb = await Sandbox.create(); const r = await sb.run("console.log(1)");
+    const t2 = performance.now(); const d = await Sandbox.create({ deterministic: true }); const q = await d.run("console.log(2)");
+    const t3 = performance.now();
+    writeSync(1, JSON.stringify({ out: r.stdout + q.stdout, load: t1 - t0, plain: t2 - t1, det: t3 - t2 })); })()
+    .catch((e) => { console.error(e); process.exit(1); });`;
+  const samples = [];
+  for (let i = 0; i < 23; i++) {
+    const cache = mkdtempSync(path.join(os.tmpdir(), "cordon-bench-cache-"));
+    const env = { ...process.env, HOME: home, CORDON_CACHE_DIR: cache };
+    delete env.XDG_CACHE_HOME;
+    const p = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", env });
+    if (p.status !== 0) throw new Error(`FU failed: ${p.stderr}`);
+    const r = JSON.parse(p.stdout);
+    check(r.out, "1\n2\n", "FU");
+    if (readdirSync(cache).length !== 0) throw new Error("FU: the first use wrote into the cache directory");
+    rmSync(cache, { recursive: true });
+    if (i >= 3) samples.push(r);
+  }
+  rmSync(home, { recursive: true, force: true });
+  const med = (key) => median(samples.map((r) => r[key]));
+  row("FU", "first use: load + create + run, empty cache", fmt(med("load") + med("plain")), `load ${fmt(med("load"))}, create+run ${fmt(med("plain"))}`);
+  row("FUd", "first deterministic sandbox: create + run", fmt(med("det")));
 }
 
 if (wanted("W2")) {

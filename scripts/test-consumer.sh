@@ -43,6 +43,10 @@ check "node $(node_modules/node22/bin/node --version)" node_modules/node22/bin/n
 check "node $(node_modules/node24/bin/node --version)" node_modules/node24/bin/node smoke.mjs
 check "deno $(node_modules/.bin/deno --version | head -n 1)" node_modules/.bin/deno run --allow-all smoke.mjs
 check "bun $(node_modules/.bin/bun --version)" node_modules/.bin/bun smoke.mjs
+# The README's example, copied from it verbatim.
+awk '/^## Using cordon in your project/ { on = 1 } on && /^```js/ { code = 1; next } code && /^```/ { exit } code { print }' \
+  "$CORDON_ROOT/README.md" > readme.mjs
+if [ "$(node readme.mjs)" = "[ 2, 4, 6 ]" ]; then echo "consumer: the README's example ok"; else echo "consumer: the README's example FAILED" >&2; failed=1; fi
 node_modules/.bin/esbuild smoke.mjs --bundle --platform=node --format=esm --external:cordon --outfile=bundle.mjs --log-level=warning
 check "esbuild bundle (cordon external)" node bundle.mjs
 [ "$failed" -eq 0 ] || exit 1
