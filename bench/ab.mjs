@@ -16,7 +16,7 @@
 // tenth of W5's JSON loop), W6jq (W6's jq filter over its 5 MB file); all by
 // default.
 // Prints each build's median and the median of the per-round ratios B ÷ A.
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { w6Data } from "./w6data.mjs";
@@ -30,9 +30,9 @@ if (save >= 0) {
   if (!args[save + 1]) throw new Error("bench:ab: --save needs a directory");
   mkdirSync(to, { recursive: true });
   cpSync(path.join(root, "dist"), path.join(to, "dist"), { recursive: true });
-  for (const f of readdirSync(root).filter((f) => f === "native.js" || f.endsWith(".node"))) {
-    cpSync(path.join(root, f), path.join(to, f));
-  }
+  cpSync(path.join(root, "native.js"), path.join(to, "native.js"));
+  cpSync(path.join(root, "package.json"), path.join(to, "package.json"));
+  cpSync(path.join(root, "npm"), path.join(to, "npm"), { recursive: true });
   console.log(`bench:ab: this build is in ${to}`);
   process.exit(0);
 }
