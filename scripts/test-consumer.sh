@@ -17,7 +17,8 @@ rm -rf "$dir"
 mkdir -p "$dir"
 node scripts/package.mjs "$dir/packages"
 main="$(ls "$dir"/packages/cordon-[0-9]*.tgz)"
-platform="$(ls "$dir"/packages/cordon-*-*.tgz | grep -v -- "$main" | head -n 1)"
+name="$(node --input-type=module -e "import { platformOf } from './scripts/platforms.mjs'; console.log(platformOf('$CORDON_HOST_TARGET').name)")"
+platform="$(ls "$dir"/packages/cordon-"$name"-[0-9]*.tgz)"
 cd "$dir"
 printf '{ "private": true, "type": "module" }\n' > package.json
 npm install --no-audit --no-fund --loglevel=error --no-save \

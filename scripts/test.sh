@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: setup (idempotent), build from source, the generated
 # types must match the committed ones, formatting and lints of host and
-# guest, Rust tests, Node tests against the built package.
+# guest, Rust tests, a second target (Linux arm64 under qemu), Node tests
+# against the built package, and the packed packages in a fresh project.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=env.sh
@@ -38,6 +39,9 @@ cargo test --release --target "$CORDON_HOST_TARGET"
 
 step "fuzz (10 s per target)"
 bash scripts/fuzz.sh 10
+
+step "a second target: Linux arm64, cross-built, tested under qemu"
+bash scripts/test-cross.sh
 
 step "node tests"
 node --test --test-concurrency=1 __tests__/
