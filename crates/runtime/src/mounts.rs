@@ -80,6 +80,11 @@ impl Tree {
     /// `/workspace` or `/tmp` (writable ones only there). Overlays are
     /// copied in now.
     pub fn new(quotas: Quotas, specs: &[MountSpec]) -> Result<Self, String> {
+        // The confinement (`O_NOFOLLOW`, non-blocking opens, link counts) is
+        // built on Unix file APIs; elsewhere no host directory is served.
+        if cfg!(not(unix)) && !specs.is_empty() {
+            return Err("mounts: host mounts are supported on Unix only".to_owned());
+        }
         let mut mounts: Vec<Mount> = Vec::new();
         let writable_roots = [VPath::root().join("workspace"), VPath::root().join("tmp")];
         for spec in specs {

@@ -19,14 +19,13 @@
 //! sandbox's slot; a larger memory is trimmed over several passes.
 //!
 //! `CORDON_TRIM_IDLE_MS` sets the idle time (default 100), `off` turns
-//! trimming off. Without `PAGEMAP_SCAN` (Linux before 6.7) or the pristine
-//! instance, nothing is trimmed.
+//! trimming off. Without `PAGEMAP_SCAN` (Linux before 6.7, any other OS) or
+//! the pristine instance, nothing is trimmed.
 
 use std::{
     fs::File,
     future::Future,
     ops::ControlFlow,
-    os::fd::AsRawFd,
     pin::pin,
     sync::{
         atomic::{AtomicBool, Ordering},
@@ -130,6 +129,7 @@ struct PageRegion {
 }
 
 /// `struct pm_scan_arg` of `<linux/fs.h>`.
+#[cfg(target_os = "linux")]
 #[repr(C)]
 struct ScanArg {
     size: u64,
@@ -146,16 +146,23 @@ struct ScanArg {
     return_mask: u64,
 }
 
-/// `_IOWR('f', 16, struct pm_scan_arg)`.
-const PAGEMAP_SCAN: libc::c_ulong = 0xC060_6610;
+/// `_IOWR('f', 16, struct pm_scan_arg)`; the request's type is the libc's
+/// (`unsigned long` in glibc, `int` in musl).
+#[cfg(target_os = "linux")]
+const PAGEMAP_SCAN: libc::Ioctl = 0xC060_6610_u32 as libc::Ioctl;
+#[cfg(target_os = "linux")]
 const PAGE_IS_FILE: u64 = 1 << 2;
+#[cfg(target_os = "linux")]
 const PAGE_IS_PRESENT: u64 = 1 << 3;
+#[cfg(target_os = "linux")]
 const PAGE_IS_PFNZERO: u64 = 1 << 5;
 
 /// Fills `out` with the ranges of `[start, end)` whose pages are this
 /// process's own (present, neither file-backed nor the zero page); returns
 /// how many, and where the walk stopped.
+#[cfg(target_os = "linux")]
 fn scan(pagemap: &File, start: usize, end: usize, out: &mut [PageRegion]) -> std::io::Result<(usize, usize)> {
+    use std::os::fd::AsRawFd;
     let mut arg = ScanArg {
         size: std::mem::size_of::<ScanArg>() as u64,
         flags: 0,
@@ -177,6 +184,12 @@ fn scan(pagemap: &File, start: usize, end: usize, out: &mut [PageRegion]) -> std
         return Err(std::io::Error::last_os_error());
     }
     Ok((usize::try_from(found).unwrap_or(0).min(out.len()), arg.walk_end as usize))
+}
+
+/// `PAGEMAP_SCAN` is Linux's: elsewhere [`pagemap`] is `None` and no scan is made.
+#[cfg(not(target_os = "linux"))]
+fn scan(_: &File, _: usize, _: usize, _: &mut [PageRegion]) -> std::io::Result<(usize, usize)> {
+    Err(std::io::ErrorKind::Unsupported.into())
 }
 
 /// Calls `f` with each range of `[start, end)` that is this process's own
@@ -313,8 +326,7 @@ unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
     // SAFETY: the caller's contract: `len` readable bytes at `first`.
     let before = unsafe { std::slice::from_raw_parts(first as *const u8, len) }.to_vec();
     // SAFETY: the caller's contract.
-    let rc = unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED) };
-    if rc != 0 {
+    if unsafe { dont_need(first, len) } != 0 {
         return 0;
     }
     // SAFETY: still mapped (MADV_DONTNEED keeps the mapping).
@@ -327,7 +339,33 @@ unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
     len / page
 }
 
+/// `madvise(MADV_DONTNEED)`: 0 once the pages are dropped.
+///
+/// # Safety
+/// As [`drop_pages`].
+#[cfg(target_os = "linux")]
+unsafe fn dont_need(first: usize, len: usize) -> i32 {
+    // SAFETY: the caller's contract.
+    unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED) }
+}
+
+/// Only Linux's `MADV_DONTNEED` reads the image back (never called elsewhere:
+/// without `PAGEMAP_SCAN` nothing is trimmed).
+///
+/// # Safety
+/// None.
+#[cfg(not(target_os = "linux"))]
+unsafe fn dont_need(_: usize, _: usize) -> i32 {
+    -1
+}
+
+#[cfg(unix)]
 fn page_size() -> usize {
     // SAFETY: sysconf has no preconditions.
     usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
+}
+
+#[cfg(not(unix))]
+fn page_size() -> usize {
+    4096
 }
