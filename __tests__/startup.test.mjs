@@ -9,7 +9,6 @@ import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -22,9 +21,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const platform = readdirSync(path.join(root, "npm")).find((name) =>
-  existsSync(path.join(root, "npm", name, `cordon.${name}.node`)),
-);
+// This machine's platform, named as native.js names it.
+const libc = process.platform === "linux" ? (process.report.getReport().header.glibcVersionRuntime ? "-gnu" : "-musl") : "";
+const platform = `${process.platform}-${process.arch}${process.platform === "win32" ? "-msvc" : libc}`;
 const built = path.join(root, "npm", platform);
 const work = mkdtempSync(path.join(os.tmpdir(), "cordon-startup-"));
 const home = path.join(work, "home");

@@ -13,8 +13,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const addons = existsSync(path.join(root, "npm"))
   ? readdirSync(path.join(root, "npm"))
       .filter((name) => name.startsWith("linux-"))
+      // Complete builds only: the summaries of the compiled guest are written last.
+      .filter((name) => existsSync(path.join(root, "npm", name, "cordon-guest-metered.sum")))
       .map((name) => path.join(root, "npm", name, `cordon.${name}.node`))
-      .filter((file) => existsSync(file))
   : [];
 
 /** Weak references the toolchain's start files and unwinder make; each may be absent. */

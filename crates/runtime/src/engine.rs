@@ -263,7 +263,10 @@ pub fn precompile(target: Option<&str>, flags: Option<&[String]>) -> wasmtime::R
             .ok_or_else(|| wasmtime::Error::msg(format!("no baseline CPU is defined for {target}")))?
             .to_vec(),
     };
-    let image = preinit::preinitialize(&Engine::new(&compile_config(false))?, false, GUEST_WASM)?;
+    // The snapshot does not depend on how well its one run was compiled.
+    let mut init = compile_config(false);
+    init.cranelift_opt_level(OptLevel::None);
+    let image = preinit::preinitialize(&Engine::new(&init)?, false, GUEST_WASM)?;
     let compile = |metered: bool| -> wasmtime::Result<Vec<u8>> {
         let mut config = compile_config(metered);
         config.target(target)?;
