@@ -51,7 +51,10 @@ function fail(code, message) {
 /** Requires the addon at `file` and points it at its directory. */
 function open(file) {
   const addon = require(file);
-  addon.setPrebuiltDir(path.dirname(file));
+  // In an Electron app the package's files are read from app.asar.unpacked
+  // (Electron redirects the require itself; the guest is mapped by path).
+  const dir = path.dirname(file).replace(/([\\/])app\.asar([\\/])/, "$1app.asar.unpacked$2");
+  addon.setPrebuiltDir(dir);
   // Bun exports libuv's uv_metrics_info as a stub that ends the process.
   if (process.versions.bun) addon.setLoopMetrics(false);
   return addon;
