@@ -8,7 +8,6 @@
 // The addon compiles for its own architecture, on any of its systems (an
 // x86-64 Linux addon also compiles for x86_64-apple-darwin and
 // x86_64-pc-windows-msvc).
-import { existsSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 
@@ -18,14 +17,6 @@ if (!addonPath) {
   process.exit(2);
 }
 const out = path.resolve(outDir || path.dirname(addonPath));
-// Up to date: both summaries written after the addon (which embeds the guest)
-// by a run with the default target and CPU features.
-const summaries = ["cordon-guest.sum", "cordon-guest-metered.sum"].map((f) => path.join(out, f));
-const built = statSync(addonPath).mtimeMs;
-if (!target && !flags && summaries.every((f) => existsSync(f) && statSync(f).mtimeMs > built)) {
-  console.log(`precompile: ${out} is up to date`);
-  process.exit(0);
-}
 const addon = createRequire(import.meta.url)(path.resolve(addonPath));
 const started = performance.now();
 const written = addon.precompileGuest(
