@@ -38,7 +38,7 @@ export declare class NativeSandbox {
   fsRequest(request: string, data?: Buffer | undefined | null): Buffer
   /**
    * The sandbox's effective limits as numbers, in the order of
-   * `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`): one typed
+   * `BindingLimits`' fields (`LIMIT_KEYS` in `js/binding.ts`): one typed
    * array costs a fraction of an object of eleven properties built
    * through napi, which `Sandbox.create` pays for every sandbox.
    */
@@ -82,7 +82,7 @@ export interface BindingMount {
 
 /**
  * A run's report; `failure` is set when the sandbox ended the run. It
- * reaches JavaScript as the object `makeRunResult` in `js/index.ts` makes
+ * reaches JavaScript as the object `makeRunResult` in `js/binding.ts` makes
  * from its fields in one call (`setRunResultMaker`): napi-rs would set its
  * eighteen properties one by one, about 2 µs of every run.
  */
@@ -157,7 +157,7 @@ export declare function setPrebuiltDir(dir: string): boolean
 
 /**
  * Registers the function that makes a run's result object from its fields
- * (`js/index.ts` calls this once, when it loads).
+ * (`js/binding.ts` calls this once, when it loads).
  */
 export declare function setRunResultMaker(make: (...fields: any[]) => unknown): void
 

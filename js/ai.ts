@@ -6,7 +6,8 @@
 //   await generateText({ model, tools: { run_code: runCode }, prompt, stopWhen: stepCountIs(5) });
 //   await runCode.sandbox.close();
 
-import { Sandbox, CordonError, FsError, describeOptions, type Language, type SandboxOptions, type ToolEntry } from "./index";
+import { Sandbox, CordonError, FsError, type Language, type SandboxOptions, type ToolEntry } from "./index";
+import { describeOptions } from "./sandbox";
 import { checkLanguages, codeInputSchema, runForModel, type CodeToolOutput } from "./codetool";
 
 export type { CodeToolOutput };

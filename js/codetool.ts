@@ -1,7 +1,8 @@
 // What the framework adapters share: the code tool's input schema, and one
 // run turned into the result shape a model reads (limits included as data).
 
-import { CordonError, validateLanguages, type Language, type Sandbox } from "./index";
+import { CordonError, type Language, type Sandbox } from "./index";
+import { validateLanguages } from "./options";
 
 /** What the model gets back from one run. */
 export interface CodeToolOutput {

@@ -5,7 +5,9 @@
 //   const runCode = await createCodeTool({ tools: fromLangChainTools([search]), capabilities: [{ method: "search" }] });
 //   const model = chatModel.bindTools([runCode]);
 
-import { Sandbox, CordonError, InvalidArgumentsError, jsonSchemaOnly, type Language, type SandboxOptions, type ToolDefinition } from "./index";
+import { Sandbox, CordonError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
+import { InvalidArgumentsError } from "./errors";
+import { jsonSchemaOnly } from "./tools";
 import { checkLanguages, codeInputSchema, runForModel } from "./codetool";
 
 /** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */

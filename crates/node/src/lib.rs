@@ -24,7 +24,7 @@ use napi::{
 use napi_derive::napi;
 
 /// `(message, token) => void`, or the same with arrays for the messages of
-/// one poll: the JavaScript side of tool calls (`js/index.ts`). A message is
+/// one poll: the JavaScript side of tool calls (`js/dispatch.ts`). A message is
 /// `call\n<tool>\n<args>`, `approve\n<tool>\n<args>` or `record\n<record>`;
 /// a non-zero token is answered through `settleToolCall`.
 type Dispatch<'env> = Function<'env, DispatchArgs, ()>;
@@ -99,7 +99,7 @@ pub struct BindingStats {
 }
 
 /// A run's report; `failure` is set when the sandbox ended the run. It
-/// reaches JavaScript as the object `makeRunResult` in `js/index.ts` makes
+/// reaches JavaScript as the object `makeRunResult` in `js/binding.ts` makes
 /// from its fields in one call (`setRunResultMaker`): napi-rs would set its
 /// eighteen properties one by one, about 2 µs of every run.
 #[napi(object, object_to_js = false)]
@@ -147,14 +147,14 @@ type MakeRunResultArgs = FnArgs<(
 )>;
 
 thread_local! {
-    /// `makeRunResult` of this thread's `js/index.ts` (each worker thread
+    /// `makeRunResult` of this thread's `js/binding.ts` (each worker thread
     /// loads its own).
     static MAKE_RUN_RESULT: RefCell<Option<FunctionRef<MakeRunResultArgs, Unknown<'static>>>> =
         const { RefCell::new(None) };
 }
 
 /// Registers the function that makes a run's result object from its fields
-/// (`js/index.ts` calls this once, when it loads).
+/// (`js/binding.ts` calls this once, when it loads).
 #[napi(ts_args_type = "make: (...fields: any[]) => unknown")]
 pub fn set_run_result_maker(make: Function<'_, MakeRunResultArgs, Unknown<'static>>) -> Result<()> {
     let make = make.create_ref()?;
@@ -556,7 +556,7 @@ impl NativeSandbox {
     }
 
     /// The sandbox's effective limits as numbers, in the order of
-    /// `BindingLimits`' fields (`LIMIT_KEYS` in `js/index.ts`): one typed
+    /// `BindingLimits`' fields (`LIMIT_KEYS` in `js/binding.ts`): one typed
     /// array costs a fraction of an object of eleven properties built
     /// through napi, which `Sandbox.create` pays for every sandbox.
     #[napi]

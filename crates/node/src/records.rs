@@ -1,10 +1,10 @@
 //! A run's tool-call log as one JSON text, for `JSON.parse` in
-//! `js/index.ts`. A thousand records cost JavaScript one parse instead of a
+//! `js/binding.ts`. A thousand records cost JavaScript one parse instead of a
 //! thousand objects built property by property through napi and a thousand
 //! parses of their arguments.
 //!
 //! Each record has the shape and key order of `ToolCallRecord` in
-//! `js/index.ts`: `tool`, `args`, `decision`, `durationMs`, then `reason`,
+//! `js/binding.ts`: `tool`, `args`, `decision`, `durationMs`, then `reason`,
 //! `code`, `message` and `resultBytes` when set. An allowed call's arguments
 //! are the policy's own serialisation of the validated value, so they are
 //! written as they are (after a check that they are JSON). Any other

@@ -1,2 +1,0 @@
-#!/usr/bin/env node
-export declare function main(argv: string[]): Promise<number>;

@@ -1,0 +1,192 @@
+// Tools and their schemas: a user's tool entries made uniform, their
+// schemas exported to JSON Schema and parsed with their own library.
+
+import { CordonError } from "./errors";
+import { isPlainObject, show } from "./options";
+import type { JsonSchema, ToolDefinition, ToolExecute } from "./types";
+
+/** Defines a tool. */
+export function tool(definition: ToolDefinition): ToolDefinition {
+  return definition;
+}
+
+export interface NormalTool {
+  name: string;
+  description: string | undefined;
+  inputSchema: JsonSchema | undefined;
+  /** The schema's own parse (Zod, Standard Schema, an AI SDK schema), run on the host after the policy allowed a call. */
+  parse: SchemaParse | undefined;
+  needsApproval: ToolDefinition["needsApproval"];
+  execute: ToolExecute;
+}
+
+/** A parse's outcome: the value the tool gets, or why the arguments were refused. */
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+type SchemaParse = (args: unknown) => Parsed | PromiseLike<Parsed>;
+
+/**
+ * `schema` as JSON Schema only, for a tool whose framework parses its
+ * arguments itself (LangChain's `invoke`): the policy checks the JSON
+ * Schema, and the host does not parse a second time (a transform would
+ * apply twice).
+ * @internal
+ */
+export function jsonSchemaOnly(name: string, schema: unknown): { jsonSchema: JsonSchema } | undefined {
+  const json = exportSchema(name, schema);
+  return json === undefined ? undefined : { jsonSchema: json };
+}
+
+/** {@link toJsonSchema}, with a library's own refusal as `INVALID_OPTIONS` naming the tool. */
+function exportSchema(name: string, schema: unknown): JsonSchema | undefined {
+  try {
+    return toJsonSchema(name, schema);
+  } catch (err) {
+    if (err instanceof CordonError) throw err;
+    // The library's exporter refused (a BigInt, a Date, a transform it cannot express).
+    const why = err instanceof Error ? err.message : String(err);
+    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
+  }
+}
+
+/** At most 300 characters of a schema library's message, one line. */
+function issueText(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** The first issue of a Zod or Standard Schema failure, as `path: message`. */
+function firstIssue(issues: unknown): string {
+  const first = Array.isArray(issues) ? (issues[0] as { path?: unknown[]; message?: unknown } | undefined) : undefined;
+  if (!first) return "the arguments do not match the tool's schema";
+  const path = Array.isArray(first.path)
+    ? first.path.map((p) => (typeof p === "object" && p !== null && "key" in p ? String((p as { key: unknown }).key) : String(p))).join(".")
+    : "";
+  return issueText(`${path ? `${path}: ` : ""}${String(first.message ?? "invalid")}`);
+}
+
+/**
+ * The parse a tool's schema defines, when it has one beyond JSON Schema:
+ * Zod's `safeParse` (refinements, formats, transforms, defaults), a Standard
+ * Schema's `validate`, an AI SDK schema's `validate`. Plain JSON Schema has
+ * none: the policy checks it fully.
+ */
+function schemaParse(schema: unknown): SchemaParse | undefined {
+  if (schema === null || typeof schema !== "object") return undefined;
+  const s = schema as Record<string, any>;
+  if (typeof s.safeParseAsync === "function" && (s._zod || s._def)) {
+    return async (args) => {
+      const r = await s.safeParseAsync(args);
+      return r.success ? { ok: true, value: r.data } : { ok: false, reason: firstIssue(r.error?.issues) };
+    };
+  }
+  const std = s["~standard"];
+  if (std && typeof std === "object" && typeof std.validate === "function") {
+    return (args) => {
+      const settle = (r: { value?: unknown; issues?: unknown }): Parsed =>
+        r.issues ? { ok: false, reason: firstIssue(r.issues) } : { ok: true, value: r.value };
+      const r = std.validate(args);
+      return r && typeof r.then === "function" ? Promise.resolve(r).then(settle) : settle(r);
+    };
+  }
+  if (typeof s.validate === "function") {
+    return (args) => {
+      const settle = (r: { success?: boolean; value?: unknown; error?: unknown }): Parsed =>
+        r?.success === true
+          ? { ok: true, value: r.value }
+          : { ok: false, reason: issueText(r?.error instanceof Error ? r.error.message : "the arguments do not match the tool's schema") };
+      const r = s.validate(args);
+      return r && typeof r.then === "function" ? Promise.resolve(r).then(settle) : settle(r);
+    };
+  }
+  return undefined;
+}
+
+/** Converts a schema to JSON Schema with its library's own exporter. */
+function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
+  if (schema === undefined || schema === null) return undefined;
+  if (typeof schema !== "object") {
+    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} must be an object`);
+  }
+  const s = schema as Record<string, any>;
+  // AI SDK `jsonSchema()` / `zodSchema()` wrap the JSON Schema.
+  if (s.jsonSchema && typeof s.jsonSchema === "object" && typeof s.jsonSchema.then !== "function") {
+    return s.jsonSchema as JsonSchema;
+  }
+  const std = s["~standard"];
+  if (std && typeof std === "object") {
+    // Standard JSON Schema (the interface newer validators implement).
+    if (std.jsonSchema && typeof std.jsonSchema.input === "function") {
+      return std.jsonSchema.input({ target: "draft-2020-12" }) as JsonSchema;
+    }
+    if (std.vendor === "zod" && s._zod) {
+      let z: { toJSONSchema?: (s: unknown, o?: unknown) => JsonSchema };
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        z = require("zod");
+      } catch {
+        throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod schema, but "zod" cannot be loaded`);
+      }
+      if (typeof z.toJSONSchema !== "function") {
+        throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)}: the installed zod has no toJSONSchema (zod 4 needed)`);
+      }
+      return z.toJSONSchema(schema, { io: "input" });
+    }
+    throw new CordonError(
+      "INVALID_OPTIONS",
+      `tool ${JSON.stringify(name)} has a ${String(std.vendor)} schema cordon cannot convert; pass JSON Schema, a Zod 4 schema or an AI SDK jsonSchema()`,
+    );
+  }
+  if (s._def) {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod 3 schema; use zod 4 or pass JSON Schema`);
+  }
+  return s as JsonSchema;
+}
+
+function normalTool(name: unknown, entry: unknown): NormalTool {
+  if (typeof name !== "string") {
+    throw new CordonError("INVALID_OPTIONS", `a tool name must be a string, got ${show(name)}`);
+  }
+  if (typeof entry === "function") {
+    return { name, description: undefined, inputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as ToolExecute };
+  }
+  if (entry === null || typeof entry !== "object") {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} must be a function or { execute }, got ${show(entry)}`);
+  }
+  const e = entry as Record<string, unknown>;
+  if (typeof e.execute !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has no execute function`);
+  }
+  if (e.description !== undefined && typeof e.description !== "string") {
+    throw new CordonError("INVALID_OPTIONS", `the description of tool ${JSON.stringify(name)} must be a string`);
+  }
+  const needsApproval = e.needsApproval;
+  if (needsApproval !== undefined && typeof needsApproval !== "boolean" && typeof needsApproval !== "function") {
+    throw new CordonError("INVALID_OPTIONS", `the needsApproval of tool ${JSON.stringify(name)} must be a boolean or a function`);
+  }
+  const schema = e.inputSchema ?? e.parameters;
+  const inputSchema = exportSchema(name, schema);
+  return {
+    name,
+    description: e.description as string | undefined,
+    inputSchema,
+    parse: schemaParse(schema),
+    needsApproval: needsApproval as NormalTool["needsApproval"],
+    execute: e.execute as ToolExecute,
+  };
+}
+
+export function normalTools(tools: unknown): NormalTool[] {
+  if (tools === undefined) return [];
+  if (Array.isArray(tools)) {
+    return tools.map((t) => {
+      if (t === null || typeof t !== "object") {
+        throw new CordonError("INVALID_OPTIONS", `tools must hold tool() definitions, got ${show(t)}`);
+      }
+      return normalTool((t as ToolDefinition).name, t);
+    });
+  }
+  if (!isPlainObject(tools)) {
+    throw new CordonError("INVALID_OPTIONS", `tools must be an array or a record, got ${show(tools)}`);
+  }
+  return Object.entries(tools).map(([name, entry]) => normalTool(name, entry));
+}
