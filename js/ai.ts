@@ -29,7 +29,6 @@ type AiModule = {
 
 function loadAi(): AiModule {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require("ai") as AiModule;
   } catch {
     throw new CordonError("INVALID_OPTIONS", 'cordon/ai needs the "ai" package (the Vercel AI SDK, v5 or later): npm install ai');

@@ -3,7 +3,6 @@
 
 import type { RunResult, RunStats, ScriptError, ToolCallRecord, Trace } from "./types";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const native: NativeModule = require("../native.js");
 
 export const LIMIT_KEYS = [

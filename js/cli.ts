@@ -233,7 +233,6 @@ export async function main(argv: string[]): Promise<number> {
       case "repl":
         return await repl(parsed);
       case "mcp": {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { serveStdio } = require("./mcp") as typeof import("./mcp");
         await serveStdio(await options(parsed));
         return 0;

@@ -26,7 +26,6 @@ type ToolsModule = {
 
 function loadTools(): ToolsModule {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require("@langchain/core/tools") as ToolsModule;
   } catch {
     throw new CordonError("INVALID_OPTIONS", 'cordon/langchain needs "@langchain/core": npm install @langchain/core');

@@ -7,8 +7,7 @@
 
 import { Sandbox, CordonError, type RunResult, type SandboxOptions, type ToolDefinition } from "./index";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
-type Any = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Any = any;
 
 function sdk(path: string): Any {
   try {

@@ -25,7 +25,6 @@ import type { Capability, Divergence, ErrorCode, Language, Limits, ReplayResult,
 
 /** `describe()`'s text, loaded on first use: most processes never ask. */
 function describeSandbox(input: DescribeInput): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require("./describe") as typeof import("./describe")).describeSandbox(input);
 }
 

@@ -121,7 +121,6 @@ function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
     if (std.vendor === "zod" && s._zod) {
       let z: { toJSONSchema?: (s: unknown, o?: unknown) => JsonSchema };
       try {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         z = require("zod");
       } catch {
         throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod schema, but "zod" cannot be loaded`);
