@@ -23,7 +23,9 @@ extern "C" {
 /// of a read (the host frames them as a little-endian u32 length, the reply,
 /// then the payload).
 pub fn fs(request: &str, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    // SAFETY: the host reads exactly the given lengths from live buffers.
+    // SAFETY: the host's `fs` reads `request.len()` bytes at `request.as_ptr()` and `data.len()`
+    // at `data.as_ptr()` (trapping if either lies outside the memory) and writes no guest memory;
+    // both buffers are borrowed, so live, for the call.
     let len = unsafe { host_fs(request.as_ptr(), request.len(), data.as_ptr(), data.len()) };
     let buf = take(usize::try_from(len).unwrap_or(0));
     let (head, rest) = buf.split_at_checked(4).unwrap_or((&[0, 0, 0, 0], &[]));
@@ -34,8 +36,9 @@ pub fn fs(request: &str, data: &[u8]) -> (Vec<u8>, Vec<u8>) {
 
 /// Starts a tool call; returns its id.
 pub fn tool_call(name: &str, args: &str) -> i32 {
-    // SAFETY: the host reads exactly the given lengths from buffers that
-    // outlive the call.
+    // SAFETY: the host's `tool_call` reads `name.len()` bytes at `name.as_ptr()` and `args.len()`
+    // at `args.as_ptr()` (trapping if either lies outside the memory) and writes no guest memory;
+    // both strings are borrowed, so live, for the call.
     unsafe { host_tool_call(name.as_ptr(), name.len(), args.as_ptr(), args.len()) }
 }
 
@@ -89,7 +92,9 @@ pub fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>, Vec<u8>) {
 /// event).
 pub fn take(len: usize) -> Vec<u8> {
     let mut buf = vec![0u8; len];
-    // SAFETY: `buf` has exactly `len` writable bytes.
+    // SAFETY: the host's `take` writes exactly `len` bytes at the pointer, and traps without
+    // writing unless `len` is the length it announced; `buf` holds `len` initialised bytes,
+    // writable through `as_mut_ptr` while nothing else borrows it.
     unsafe { host_take(buf.as_mut_ptr(), len) };
     buf
 }
@@ -109,7 +114,8 @@ pub fn wait_host(timeout_ms: i64) -> Waited {
     if let Some(event) = BATCH.with(|b| b.borrow_mut().pop_front()) {
         return Waited::Event(event);
     }
-    // SAFETY: a plain call; the host returns a length or a status.
+    // SAFETY: the host's `wait` takes a number and touches no guest memory; it returns a length
+    // (for `take`), 0 or -1.
     let len = unsafe { host_wait(timeout_ms) };
     match usize::try_from(len) {
         Ok(0) => Waited::Timeout,
@@ -173,8 +179,8 @@ pub fn write(stream: Stream, text: &str) -> i64 {
         Stream::Stdout => STREAM_STDOUT,
         Stream::Stderr => STREAM_STDERR,
     };
-    // SAFETY: the host only reads `len` bytes from `ptr`, which `text` owns
-    // for the duration of the call.
+    // SAFETY: the host's `output` reads `text.len()` bytes at `text.as_ptr()` (trapping if they
+    // lie outside the memory) and writes no guest memory; `text` is borrowed, so live, for the call.
     unsafe { host_output(id, text.as_ptr(), text.len()) }
 }
 
@@ -188,7 +194,9 @@ extern "C" {
 /// deterministic mode).
 pub fn random(len: usize) -> Vec<u8> {
     let mut buf = vec![0u8; len];
-    // SAFETY: `buf` has exactly `len` writable bytes.
+    // SAFETY: the host's `random_get` writes at most `len` bytes at the pointer (it answers
+    // EFAULT instead of writing outside the memory); `buf` holds `len` initialised bytes,
+    // writable through `as_mut_ptr` while nothing else borrows it.
     let _ = unsafe { wasi_random_get(buf.as_mut_ptr(), len) };
     buf
 }

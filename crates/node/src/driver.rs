@@ -433,10 +433,11 @@ fn uv_metrics_info() -> Option<UvMetricsInfo> {
         return None;
     }
     *FOUND.get_or_init(|| {
-        // SAFETY: dlsym with the default handle and a NUL-terminated name
-        // only looks the symbol up; a non-null result is libuv's
-        // `int uv_metrics_info(uv_loop_t*, uv_metrics_t*)`, whose signature
-        // `UvMetricsInfo` matches.
+        // SAFETY: `dlsym` gets the default handle and a NUL-terminated literal and only looks the
+        // name up. A non-null result is the process's `uv_metrics_info`, which in the runtimes that
+        // get here (Node, Electron: Bun turns `LOOP_METRICS` off first) is libuv 1.45+'s
+        // `int uv_metrics_info(uv_loop_t*, uv_metrics_t*)`. `UvMetricsInfo` is that signature with
+        // the C ABI, so the transmuted address (a function's, of pointer size) is callable as it.
         unsafe {
             let symbol = libc::dlsym(libc::RTLD_DEFAULT, c"uv_metrics_info".as_ptr());
             (!symbol.is_null()).then(|| std::mem::transmute::<*mut libc::c_void, UvMetricsInfo>(symbol))
@@ -453,8 +454,10 @@ fn loop_turn(env: &Env) -> Option<u64> {
     let event_loop = env.get_uv_event_loop().ok()?;
     let mut metrics =
         UvMetrics { loop_count: 0, events: 0, events_waiting: 0, reserved: [std::ptr::null_mut(); 13] };
-    // SAFETY: the loop pointer comes from Node for this thread's environment
-    // and `metrics` is a valid, writable uv_metrics_t; libuv only fills it.
+    // SAFETY: `metrics_info` is libuv's `uv_metrics_info` (see `uv_metrics_info`); the loop is the
+    // one `napi_get_uv_event_loop` gives for `env`, whose thread this is (`Env` is not `Send`), so
+    // libuv reads it without a race. `metrics` is a live, writable `UvMetrics` laid out as
+    // `uv_metrics_t` (three u64 and 13 pointers), and libuv writes only within it.
     let status = unsafe { metrics_info(event_loop.cast(), &mut metrics) };
     (status == 0).then_some(metrics.loop_count)
 }

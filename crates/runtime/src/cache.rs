@@ -100,11 +100,13 @@ pub fn load_or_compile(
     let mut outcome = CacheOutcome::Compiled;
     if checked.found {
         if checked.valid {
-            // SAFETY: the checksum proves the file holds exactly the bytes a
-            // previous `Module::serialize` of this engine configuration wrote
-            // (the file name is keyed by it), and files are only ever
-            // replaced whole, by rename; wasmtime re-checks its own version
-            // and configuration header before use.
+            // SAFETY: `checked.valid` means the file's length and XXH3 matched its checksum file,
+            // so it holds what `Module::serialize` wrote for an engine whose compilation settings,
+            // wasmtime and cordon version the file name is keyed by (the checksum guards against
+            // damage, not an attacker: whoever can write the user's cache directory can already
+            // run code as the user). wasmtime checks its header, settings and CPU features before
+            // using it. The mapped file never changes: `store` only ever puts a new file in place
+            // by rename and `prune` unlinks, neither of which touches the inode mapped here.
             if let Ok(module) = unsafe { Module::deserialize_file(engine, &path) } {
                 // Marks the entry as in use, for pruning (best effort).
                 let _ = fs::File::options()
@@ -201,10 +203,12 @@ pub(crate) fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Optio
     if len == 0 {
         return Some(f(&[]));
     }
-    // SAFETY: a private read-only mapping of a file we opened; the pointer is
-    // checked against MAP_FAILED and unmapped below, after the last use of
-    // the slice. Cache files are replaced by rename, never written in place,
-    // so the mapped pages do not change under us.
+    // SAFETY: `mmap` of `len` (> 0) bytes of a file opened here, read-only and private: a valid
+    // request. The result is checked against MAP_FAILED, so `ptr` is the start of `len` readable
+    // bytes (page-aligned, so aligned for u8), and the slice lives only for `f`, before `munmap`.
+    // The bytes do not change while `f` reads them as long as nobody writes the file in place: a
+    // cache file is replaced only by rename (`write_whole`), and a shipped module is written
+    // once by the build step (`prebuilt::write`) before processes read it.
     unsafe {
         let ptr =
             libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0);

@@ -18,8 +18,8 @@ use std::{
 #[cfg(unix)]
 pub(crate) fn thread_cpu_ns() -> Option<u64> {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant
-    // every supported unix provides.
+    // SAFETY: `clock_gettime` writes one `timespec` through its pointer, and `ts` is a live,
+    // writable `libc::timespec`; an unknown clock id only makes it return -1, handled below.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
         return None;

@@ -203,10 +203,13 @@ fn shipped_or_compiled(
     let (engine, checked) = engine_and_check(metered, part, check, Some(dir));
     let engine = engine.map_err(|e| format!("cannot create the wasm engine: {e}"))?;
     let refused = match checked.unwrap_or_else(|| check(dir)) {
-        // SAFETY: the summary proves the file holds exactly the bytes
-        // `precompile` made for this build of the guest, wasmtime and cordon;
-        // wasmtime re-checks its own version, settings and the CPU features
-        // the code uses before mapping it.
+        // SAFETY: `prebuilt::check` just found the file's length and XXH3 equal to its summary,
+        // whose key names this build of the guest, wasmtime and cordon: it is what
+        // `precompile` wrote for this build (the summary guards against damage, not an
+        // attacker: whoever can write the addon's directory can replace the addon itself), and
+        // wasmtime checks its header, settings and the CPU features the code uses before using it.
+        // The file must also stay unchanged while mapped (for the life of the process): only the
+        // build step (`precompileGuest`, through `prebuilt::write`) writes it, before it is used.
         Ok(path) => match unsafe { Module::deserialize_file(&engine, &path) } {
             Ok(module) => return Ok((engine, module, CacheOutcome::Shipped)),
             Err(err) => format!("{} does not fit this machine ({})", path.display(), err.root_cause()),
@@ -271,8 +274,11 @@ pub fn precompile(target: Option<&str>, flags: Option<&[String]>) -> wasmtime::R
         let mut config = compile_config(metered);
         config.target(target)?;
         for flag in &flags {
-            // SAFETY: these are CPU features; wasmtime checks, when a module
-            // is loaded, that the machine has each one the module uses.
+            // SAFETY: this engine only compiles (`precompile_module`); it never runs the code. Each
+            // flag only enables a Cranelift setting: a CPU feature, which wasmtime, loading the
+            // module (`Module::deserialize_file`), requires the machine to have, or a shared
+            // setting, which that load accepts only if it leaves the code's behaviour as wasmtime
+            // expects (`Engine::check_compatible_with_shared_flag`).
             unsafe {
                 config.cranelift_flag_enable(flag);
             }

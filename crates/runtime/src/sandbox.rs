@@ -229,7 +229,10 @@ fn trim_when_idle(slot: &std::sync::Weak<Mutex<Slot>>, pristine: trim::Pristine)
     slot.trim_scheduled = false;
     let (base, len) = slot.guest.as_ref()?.memory_range();
     let mut dropped = 0;
-    // SAFETY: the slot is locked and not busy, so no run uses the guest.
+    // SAFETY: `trim`'s contract. `base` and `len` were just read from the store of the guest in
+    // `slot.guest`, a wasmtime linear memory (page-aligned, whole 64 KiB pages). The store is
+    // reachable only through the slot's lock, held here until the call returns (a run takes the
+    // guest out of the slot under it first), so nothing reads or writes that memory meanwhile.
     match unsafe { trim::trim(pristine, base, len, slot.trim_from, &mut dropped) } {
         trim::Pass::Done => None,
         trim::Pass::From(offset) => {
@@ -471,7 +474,10 @@ impl Sandbox {
         let slot = self.lock();
         let (base, len) = slot.guest.as_ref().filter(|_| !slot.busy)?.memory_range();
         let (mut dropped, mut from) = (0, 0);
-        // SAFETY: the slot is locked and not busy, so no run uses the guest.
+        // SAFETY: `trim`'s contract. `base` and `len` were just read from the store of the guest
+        // in `slot.guest`, a wasmtime linear memory (page-aligned, whole 64 KiB pages). The store
+        // is reachable only through the slot's lock, held by `slot` for the whole loop (a run takes
+        // the guest out of the slot under it first), so nothing reads or writes that memory meanwhile.
         while let trim::Pass::From(next) = unsafe { trim::trim(pristine, base, len, from, &mut dropped) } {
             from = next;
         }

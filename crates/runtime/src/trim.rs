@@ -177,8 +177,11 @@ fn scan(pagemap: &File, start: usize, end: usize, out: &mut [PageRegion]) -> std
         category_anyof_mask: 0,
         return_mask: 0,
     };
-    // SAFETY: `arg` is a valid pm_scan_arg whose `vec` has room for
-    // `vec_len` regions; the kernel only reads the scanned range's page tables.
+    // SAFETY: PAGEMAP_SCAN takes a `struct pm_scan_arg *`: `arg` is one (`ScanArg` is its
+    // `repr(C)` copy and `size` says so), live and writable for the call (the kernel writes
+    // `walk_end` back). The kernel writes at most `vec_len` `struct page_region`s at `vec`,
+    // which is `out`: `out.len()` `PageRegion`s (that struct's `repr(C)` copy), borrowed
+    // mutably for the call. Of `[start, end)` it reads the page tables only, not the memory.
     let found = unsafe { libc::ioctl(pagemap.as_raw_fd(), PAGEMAP_SCAN, &mut arg) };
     if found < 0 {
         return Err(std::io::Error::last_os_error());
@@ -243,8 +246,9 @@ pub(crate) enum Pass {
 /// `pristine`'s (zeros past its end); adds how many to `dropped`.
 ///
 /// # Safety
-/// `base..base + len` is a guest's linear memory that nothing reads or
-/// writes during the call (its sandbox's slot is locked and no run holds it).
+/// `base..base + len` is a guest's linear memory (page-aligned, a whole number
+/// of 64 KiB wasm pages) that nothing reads or writes during the call (its
+/// sandbox's slot is locked and no run holds it).
 pub(crate) unsafe fn trim(
     pristine: Pristine,
     base: *mut u8,
@@ -264,19 +268,26 @@ pub(crate) unsafe fn trim(
         while page_at < to {
             if looked == PASS_PAGES {
                 if let Some(first) = run {
-                    // SAFETY: as below.
+                    // SAFETY: `drop_pages`'s contract: `first..page_at` are whole pages (the
+                    // kernel's regions start on a page, and `page_at` steps by pages) inside
+                    // `start..start + len`, which nothing else uses during the call (this
+                    // function's contract).
                     *dropped += unsafe { drop_pages(first, page_at - first, page) };
                 }
                 return ControlFlow::Break(page_at - start);
             }
             looked += 1;
-            // SAFETY: the page lies in the guest's memory (the caller's
-            // contract); `same` reads the pristine memory only within it.
+            // SAFETY: `same_as_pristine`'s contract: `page_at` starts a page (the kernel's regions
+            // are page-aligned) below `to`, itself page-aligned (a region's end, or the memory's:
+            // `len` is a whole number of wasm pages, hence of OS pages), so `page` bytes at
+            // `page_at` lie inside `start..start + len`: the guest's memory, readable, and not
+            // written during the call (this function's contract).
             let same = unsafe { same_as_pristine(pristine, page_at as *const u8, page_at - start, page) };
             match (same, run) {
                 (true, None) => run = Some(page_at),
                 (false, Some(first)) => {
-                    // SAFETY: as below.
+                    // SAFETY: `drop_pages`'s contract: `first..page_at` are whole pages inside
+                    // `start..start + len` (as above), which nothing else uses during the call.
                     *dropped += unsafe { drop_pages(first, page_at - first, page) };
                     run = None;
                 }
@@ -285,8 +296,9 @@ pub(crate) unsafe fn trim(
             page_at += page;
         }
         if let Some(first) = run {
-            // SAFETY: whole pages of the guest's memory, equal to the
-            // pristine memory, that nothing uses during the call.
+            // SAFETY: `drop_pages`'s contract: `first..to` are whole pages (`to` is a region's
+            // end or the memory's, both page-aligned) inside `start..start + len`, which nothing
+            // else uses during the call (this function's contract).
             *dropped += unsafe { drop_pages(first, to - first, page) };
         }
         ControlFlow::Continue(())
@@ -301,12 +313,16 @@ pub(crate) unsafe fn trim(
 /// pristine memory's page at the same offset.
 ///
 /// # Safety
-/// `page_ptr` points at `page` readable bytes.
+/// `page_ptr` points at `page` readable bytes that nothing writes during the
+/// call.
 unsafe fn same_as_pristine(pristine: Pristine, page_ptr: *const u8, offset: usize, page: usize) -> bool {
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract: `page` readable bytes at `page_ptr` (a u8 needs no
+    // alignment), not written while `mine` lives.
     let mine = unsafe { std::slice::from_raw_parts(page_ptr, page) };
     if offset + page <= pristine.len {
-        // SAFETY: inside the pristine memory, which lives as long as the process.
+        // SAFETY: `offset + page <= pristine.len`, so the range lies in the pristine instance's
+        // memory, which stays mapped for the life of the process (`pristine` leaks its store) and
+        // is never written (that instance never runs).
         let theirs = unsafe { std::slice::from_raw_parts((pristine.base + offset) as *const u8, page) };
         mine == theirs
     } else if offset >= pristine.len {
@@ -321,15 +337,20 @@ unsafe fn same_as_pristine(pristine: Pristine, page_ptr: *const u8, offset: usiz
 /// back, and trimming stops for the process.
 ///
 /// # Safety
-/// Whole pages of a guest's memory that nothing else uses during the call.
+/// `first..first + len` are whole pages of a guest's memory that nothing else
+/// reads or writes during the call.
 unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
-    // SAFETY: the caller's contract: `len` readable bytes at `first`.
+    // SAFETY: this function's contract: `len` bytes at `first` are readable guest memory that
+    // nothing writes during the call; the slice is copied at once.
     let before = unsafe { std::slice::from_raw_parts(first as *const u8, len) }.to_vec();
-    // SAFETY: the caller's contract.
+    // SAFETY: `dont_need`'s contract, which is this function's: whole pages of a guest's memory
+    // that nothing else uses, and no reference into them is alive here (`before` is a copy).
     if unsafe { dont_need(first, len) } != 0 {
         return 0;
     }
-    // SAFETY: still mapped (MADV_DONTNEED keeps the mapping).
+    // SAFETY: MADV_DONTNEED keeps the mapping (its pages read the image or zeros again), so
+    // `len` bytes at `first` are still readable and writable guest memory, and nothing else reads
+    // or writes them during the call (this function's contract): `after` is their only reference.
     let after = unsafe { std::slice::from_raw_parts_mut(first as *mut u8, len) };
     if after != before.as_slice() {
         after.copy_from_slice(&before);
@@ -345,7 +366,9 @@ unsafe fn drop_pages(first: usize, len: usize, page: usize) -> usize {
 /// As [`drop_pages`].
 #[cfg(target_os = "linux")]
 unsafe fn dont_need(first: usize, len: usize) -> i32 {
-    // SAFETY: the caller's contract.
+    // SAFETY: this function's contract: `first..first + len` are whole, page-aligned pages of a
+    // guest's memory that nothing else uses during the call and no Rust reference points into:
+    // MADV_DONTNEED only drops their private copies, so they read the image (or zeros) again.
     unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_DONTNEED) }
 }
 
@@ -361,7 +384,7 @@ unsafe fn dont_need(_: usize, _: usize) -> i32 {
 
 #[cfg(unix)]
 fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
+    // SAFETY: `sysconf` takes a constant name by value and touches no memory of ours.
     usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096)
 }
 

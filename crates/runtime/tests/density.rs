@@ -13,24 +13,30 @@ struct Counting;
 
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 
-// SAFETY: every call is forwarded to the system allocator unchanged; the
-// counter only observes sizes.
+// SAFETY: every method passes its arguments to `System` unchanged and returns its result, so
+// `Counting` keeps `GlobalAlloc`'s contract as `System` does (`alloc_zeroed` is the default, which
+// calls `alloc`). The counting beside it is a relaxed atomic add, which neither allocates nor
+// unwinds (sizes are at most `isize::MAX`, so the casts and the difference cannot overflow).
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `alloc` is passed on as is.
+        // SAFETY: `layout` comes with `GlobalAlloc::alloc`'s contract (a non-zero size), which is
+        // `System.alloc`'s, and is passed on unchanged.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: `ptr` came from `alloc` above with this layout.
+        // SAFETY: the caller's contract: `ptr` is a block this allocator returned for `layout`,
+        // and every block it returns is `System`'s (`alloc`, the default `alloc_zeroed` and
+        // `realloc` all get theirs from `System`).
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         LIVE.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
-        // SAFETY: the caller's contract for `realloc` is passed on as is.
+        // SAFETY: as in `dealloc`, `ptr` is `System`'s block for `layout`; `new_size` comes with
+        // `GlobalAlloc::realloc`'s contract, which is `System.realloc`'s, and is passed on unchanged.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 }

@@ -202,7 +202,7 @@ fn the_tree_passes_the_file_system_contract() {
 
 fn mkfifo(path: &Path) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: `c` is a NUL-terminated path that outlives the call.
+    // SAFETY: `c` is a NUL-terminated C string that outlives the call, and `mkfifo` only reads it.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o666) }, 0, "mkfifo {}", path.display());
 }
 
@@ -210,7 +210,8 @@ fn mkfifo(path: &Path) {
 /// create one (as root, outside a user namespace); `false` where it may not.
 fn mknod_zero(path: &Path) -> bool {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
-    // SAFETY: as in `mkfifo`.
+    // SAFETY: `c` is a NUL-terminated C string that outlives the call, and `mknod` only reads it;
+    // the mode and device are plain numbers.
     unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 5)) == 0 }
 }
 

@@ -50,7 +50,9 @@ thread_local! {
 /// [`stringify`] of a value borrowed with its context, as the native
 /// functions get them.
 pub fn stringify_value(ctx: &rquickjs::Ctx<'_>, value: &rquickjs::Value<'_>) -> Option<String> {
-    // SAFETY: the borrows keep the context and the value alive for the call.
+    // SAFETY: `stringify`'s contract: `ctx.as_raw()` is the live context `ctx` borrows, and
+    // `value.as_raw()` a value of it (the guest has one context) whose reference `value` holds
+    // for the whole call.
     unsafe { stringify(ctx.as_raw().as_ptr(), value.as_raw()) }
 }
 
@@ -64,11 +66,13 @@ pub unsafe fn stringify(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option
         // No script code runs while this is borrowed.
         let mut cache = cache.try_borrow_mut().ok()?;
         if cache.as_ref().is_none_or(|c| c.ctx != ctx) {
-            // SAFETY: the caller's contract. A cache of another context is
-            // dropped without freeing its atoms (that context may be gone).
+            // SAFETY: `ctx` is live (this function's contract) and the name is the 6 bytes of a
+            // NUL-terminated literal. The atom returned is the new cache's, held for the context's
+            // life. A cache of another context is dropped without freeing its atoms (that context
+            // may be gone): they leak, nothing frees them twice.
             let to_json = unsafe { qjs::JS_NewAtomLen(ctx, c"toJSON".as_ptr(), 6) };
             if to_json == 0 {
-                // SAFETY: as above.
+                // SAFETY: `ctx` is live (this function's contract).
                 unsafe { clear_exception(ctx) };
                 return None;
             }
@@ -78,7 +82,11 @@ pub unsafe fn stringify(ctx: *mut qjs::JSContext, value: qjs::JSValue) -> Option
         // Room for a small object's text, so the usual arguments (`{ a, b }`)
         // are written without growing the buffer.
         let mut writer = Writer { ctx, cache, out: Vec::with_capacity(64), open: Vec::new() };
-        // SAFETY: as above.
+        // SAFETY: `Writer::value`'s contract: `value` is a live value of `ctx`, held by the caller
+        // for the call (this function's contract), and `writer.ctx` is that context, live for the
+        // writer's life, whose atoms `writer.cache` holds: `cache.ctx == ctx`, and the guest's one
+        // context lives as long as the instance (`js::ENGINE` is never dropped), so its address
+        // is never another context's.
         match unsafe { writer.value(value) }? {
             // The text is built from valid UTF-8 pieces and ASCII escapes.
             Emitted::Written => String::from_utf8(writer.out).ok(),
@@ -94,6 +102,7 @@ enum Emitted {
 }
 
 struct Writer<'a> {
+    /// A live context, for the writer's life (`stringify`'s contract).
     ctx: *mut qjs::JSContext,
     cache: &'a mut Cache,
     out: Vec<u8>,
@@ -103,8 +112,13 @@ struct Writer<'a> {
 
 /// Drops a pending exception (only an allocation failure raises one here):
 /// `JSON.stringify` then runs and meets the same condition itself.
+///
+/// # Safety
+/// `ctx` is a live context.
 unsafe fn clear_exception(ctx: *mut qjs::JSContext) {
-    // SAFETY: the caller's context is live.
+    // SAFETY: `ctx` is live (this function's contract). `JS_GetException` hands over the pending
+    // exception (an uninitialised value, which holds no reference, when there is none), and
+    // `JS_FreeValue` releases that reference once.
     unsafe { qjs::JS_FreeValue(ctx, qjs::JS_GetException(ctx)) };
 }
 
@@ -118,21 +132,28 @@ impl Writer<'_> {
         Some(())
     }
 
+    /// Appends the JSON text of `v`, or says it is left out (`undefined`).
+    ///
+    /// # Safety
+    /// `v` is a live value of `self.ctx`, whose reference the caller holds for the call.
     unsafe fn value(&mut self, v: qjs::JSValue) -> Option<Emitted> {
-        // SAFETY (whole function): `v` is a live value of `self.ctx`.
+        // SAFETY: reads only the tag bits of `v`, a plain copy of a value; nothing is followed.
         let tag = unsafe { qjs::JS_VALUE_GET_NORM_TAG(v) };
         match tag {
             qjs::JS_TAG_INT => {
+                // SAFETY: the tag says `v` holds an int32; this reads that payload.
                 let n = unsafe { qjs::JS_VALUE_GET_INT(v) };
                 self.put(itoa::Buffer::new().format(n).as_bytes())?;
             }
             qjs::JS_TAG_BOOL => {
+                // SAFETY: the tag says `v` holds a bool; this reads that payload.
                 let b = unsafe { qjs::JS_VALUE_GET_BOOL(v) };
                 self.put(if b { b"true" } else { b"false" })?;
             }
             qjs::JS_TAG_NULL => self.put(b"null")?,
             qjs::JS_TAG_UNDEFINED => return Some(Emitted::Skipped),
             qjs::JS_TAG_FLOAT64 => {
+                // SAFETY: the tag says `v` holds a float64; this reads that payload.
                 let x = unsafe { qjs::JS_VALUE_GET_FLOAT64(v) };
                 if x.fract() == 0.0 && x.abs() < SAFE_INTEGER_LIMIT {
                     // An integral double (`-0` included) prints as the
@@ -140,6 +161,8 @@ impl Writer<'_> {
                     self.put(itoa::Buffer::new().format(x as i64).as_bytes())?;
                 } else if x.is_finite() {
                     // QuickJS's own Number to string: no script code runs.
+                    // SAFETY: `text_of`'s contract: `v` is a number, a live value of `self.ctx`
+                    // (this function's contract).
                     let text = unsafe { self.text_of(v) }?;
                     self.put(&text)?;
                 } else {
@@ -147,9 +170,13 @@ impl Writer<'_> {
                 }
             }
             qjs::JS_TAG_STRING | qjs::JS_TAG_STRING_ROPE => {
+                // SAFETY: `text_of`'s contract: `v` is a string (the tag says so), a live value of
+                // `self.ctx` (this function's contract).
                 let text = unsafe { self.text_of(v) }?;
                 self.quote(&text)?;
             }
+            // SAFETY: `object`'s contract: `v` is an object (the tag says so), a live value of
+            // `self.ctx` (this function's contract).
             qjs::JS_TAG_OBJECT => unsafe { self.object(v) }?,
             _ => return None,
         }
@@ -158,24 +185,31 @@ impl Writer<'_> {
 
     /// The UTF-8 text of a string or number (lone surrogates come out as
     /// three-byte sequences, which [`quote`](Self::quote) refuses).
+    ///
+    /// # Safety
+    /// `v` is a live string or number of `self.ctx`.
     unsafe fn text_of(&self, v: qjs::JSValue) -> Option<Vec<u8>> {
         let mut len = 0;
-        // SAFETY: `v` is a string or a number of `self.ctx`: converting it
-        // runs no script code.
+        // SAFETY: `v` is a live string or number of the live `self.ctx` (this function's
+        // contract): converting it duplicates the string (flattening a rope) or formats the
+        // number, and runs no script code. `len` is a valid out-pointer; the C string returned is
+        // freed below.
         let ptr = unsafe { qjs::JS_ToCStringLen2(self.ctx, &mut len, v, false) };
         if ptr.is_null() {
-            // SAFETY: the context is live.
+            // SAFETY: `self.ctx` is live (`Writer::ctx`).
             unsafe { clear_exception(self.ctx) };
             return None;
         }
-        // SAFETY: QuickJS returned `len` readable bytes at `ptr`, freed below.
+        // SAFETY: `ptr` is not null, so QuickJS returned `len` initialised bytes there, which stay
+        // allocated and unchanged until the `JS_FreeCString` below, after the last use of `text`.
         let text = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len as usize) };
         let mut bytes = Vec::new();
         let copied = bytes.try_reserve(text.len()).is_ok();
         if copied {
             bytes.extend_from_slice(text);
         }
-        // SAFETY: `ptr` came from `JS_ToCStringLen2` on this context.
+        // SAFETY: `ptr` came from `JS_ToCStringLen2` on `self.ctx` and is freed once, here;
+        // `text`, which borrowed it, is not used after this.
         unsafe { qjs::JS_FreeCString(self.ctx, ptr) };
         copied.then_some(bytes)
     }
@@ -213,18 +247,27 @@ impl Writer<'_> {
         self.put(b"\"")
     }
 
+    /// Appends the JSON text of the object `v`.
+    ///
+    /// # Safety
+    /// `v` is a live object of `self.ctx`, whose reference the caller holds for the call.
     unsafe fn object(&mut self, v: qjs::JSValue) -> Option<()> {
-        // SAFETY (whole function): `v` is a live object of `self.ctx`.
+        // SAFETY: `v` is a live object (this function's contract); this reads its class id.
         let class = unsafe { qjs::JS_GetClassID(v) };
         if class != CLASS_OBJECT && class != CLASS_ARRAY {
             return None;
         }
+        // SAFETY: takes the object's address from the bits of `v`; it is only compared (for
+        // cycles), never followed, and stays this object's while the caller holds `v`.
         let id = unsafe { qjs::JS_VALUE_GET_PTR(v) };
         if self.open.len() >= MAX_DEPTH || self.open.contains(&id) {
             return None;
         }
+        // SAFETY: `no_to_json`'s contract: `v` is a live object of `self.ctx` (this function's).
         unsafe { self.no_to_json(v) }?;
         self.open.push(id);
+        // SAFETY: `v` is a live object of `self.ctx` (this function's contract) of the class each
+        // callee requires: an Array for `array`, an ordinary object for `members`.
         let done = if class == CLASS_ARRAY { unsafe { self.array(v) } } else { unsafe { self.members(v) } };
         self.open.pop();
         done
@@ -233,30 +276,47 @@ impl Writer<'_> {
     /// Whether neither `v` nor any of its prototypes has a `toJSON`
     /// property, asked of ordinary objects only, so no getter or proxy trap
     /// runs.
+    ///
+    /// # Safety
+    /// `v` is a live object of `self.ctx`.
     unsafe fn no_to_json(&self, v: qjs::JSValue) -> Option<()> {
-        // SAFETY (whole function): `v` and each prototype are live objects of
-        // `self.ctx`; every prototype reference taken is freed.
+        // SAFETY: `v` is a live object of `self.ctx` (this function's contract); the reference
+        // this takes is `current`'s, released in the loop.
         let mut current = unsafe { qjs::JS_DupValue(self.ctx, v) };
         loop {
+            // SAFETY: `current` is an object this loop holds a reference to: `v`, duplicated
+            // above, or a prototype `JS_GetPrototype` returned below.
             let class = unsafe { qjs::JS_GetClassID(current) };
             let found = if class == CLASS_OBJECT || class == CLASS_ARRAY {
+                // SAFETY: `current` is a live ordinary object or array (the class is checked),
+                // which has no exotic handler, so this runs no script code; with a null
+                // descriptor it hands over no value. `to_json` is an atom the cache holds.
                 unsafe { qjs::JS_GetOwnProperty(self.ctx, ptr::null_mut(), current, self.cache.to_json) }
             } else {
                 1
             };
+            // SAFETY: called only when `found == 0`, so `current` is a live ordinary object or
+            // array, not a proxy (whose trap could run script code): its prototype comes back as
+            // a new reference, or null.
             let proto = if found == 0 { unsafe { qjs::JS_GetPrototype(self.ctx, current) } } else { current };
+            // SAFETY: releases the reference `current` holds, once. When `found != 0`, `proto` is
+            // the same value, and it is not used after this.
             unsafe { qjs::JS_FreeValue(self.ctx, current) };
             if found != 0 {
                 if found < 0 {
+                    // SAFETY: `self.ctx` is live (`Writer::ctx`).
                     unsafe { clear_exception(self.ctx) };
                 }
                 return None;
             }
+            // SAFETY: reads only the tag bits of `proto`; nothing is followed.
             match unsafe { qjs::JS_VALUE_GET_NORM_TAG(proto) } {
                 qjs::JS_TAG_NULL => return Some(()),
                 qjs::JS_TAG_OBJECT => current = proto,
                 _ => {
+                    // SAFETY: releases `proto`'s reference, once (nothing, for a value without one).
                     unsafe { qjs::JS_FreeValue(self.ctx, proto) };
+                    // SAFETY: `self.ctx` is live (`Writer::ctx`).
                     unsafe { clear_exception(self.ctx) };
                     return None;
                 }
@@ -266,6 +326,10 @@ impl Writer<'_> {
 
     /// The own data property `atom` of `v`; `None` when it is missing, an
     /// accessor, or not written.
+    ///
+    /// # Safety
+    /// `v` is a live ordinary object or array of `self.ctx`, and `atom` an atom of its runtime,
+    /// each held by the caller for the call.
     unsafe fn own(&mut self, v: qjs::JSValue, atom: qjs::JSAtom) -> Option<Emitted> {
         let mut desc = qjs::JSPropertyDescriptor {
             flags: 0,
@@ -273,13 +337,14 @@ impl Writer<'_> {
             getter: qjs::JS_UNDEFINED,
             setter: qjs::JS_UNDEFINED,
         };
-        // SAFETY: `v` is an ordinary object or array of `self.ctx`: reading a
-        // descriptor runs no script code. The descriptor's values are ours
-        // to free.
+        // SAFETY: `v` is a live ordinary object or array of `self.ctx` and `atom` a live atom (this
+        // function's contract). Neither has an exotic handler, so reading a descriptor runs no
+        // script code (a getter is returned, not called; a built-in made on first use is made by
+        // C code). `desc` is a valid out-pointer; the values put in it are ours to free, below.
         let found = unsafe { qjs::JS_GetOwnProperty(self.ctx, &mut desc, v, atom) };
         if found <= 0 {
             if found < 0 {
-                // SAFETY: the context is live.
+                // SAFETY: `self.ctx` is live (`Writer::ctx`).
                 unsafe { clear_exception(self.ctx) };
             }
             return None;
@@ -287,10 +352,12 @@ impl Writer<'_> {
         let written = if desc.flags & qjs::JS_PROP_GETSET as i32 != 0 {
             None
         } else {
-            // SAFETY: `desc.value` is live until freed below.
+            // SAFETY: `value`'s contract: `desc.value` is a data property's value, a live value of
+            // `self.ctx` whose reference `desc` holds until it is released below.
             unsafe { self.value(desc.value) }
         };
-        // SAFETY: the descriptor's values were given to us by QuickJS.
+        // SAFETY: `found > 0`, so each of the three is undefined or a reference
+        // `JS_GetOwnProperty` handed over; each is released once, here, and `written` keeps none.
         unsafe {
             qjs::JS_FreeValue(self.ctx, desc.value);
             qjs::JS_FreeValue(self.ctx, desc.getter);
@@ -299,12 +366,17 @@ impl Writer<'_> {
         written
     }
 
+    /// Appends the JSON text of the array `v`.
+    ///
+    /// # Safety
+    /// `v` is a live Array (`JS_CLASS_ARRAY`) of `self.ctx`, held by the caller for the call.
     unsafe fn array(&mut self, v: qjs::JSValue) -> Option<()> {
         let mut len: i64 = 0;
-        // SAFETY: `v` is an array of `self.ctx`; its `length` is an own data
-        // property.
+        // SAFETY: `v` is a live Array of `self.ctx` (this function's contract): its `length` is an
+        // own data property holding a number, read without running script code. `len` is a valid
+        // out-pointer.
         if unsafe { qjs::JS_GetLength(self.ctx, v, &mut len) } < 0 {
-            // SAFETY: the context is live.
+            // SAFETY: `self.ctx` is live (`Writer::ctx`).
             unsafe { clear_exception(self.ctx) };
             return None;
         }
@@ -314,16 +386,19 @@ impl Writer<'_> {
             if i > 0 {
                 self.put(b",")?;
             }
-            // SAFETY: the atom of an index is freed right after its use.
+            // SAFETY: `self.ctx` is live (`Writer::ctx`). The atom returned (a new reference for an
+            // index past 2^31 - 2, a tagged integer below) is released right after its use.
             let atom = unsafe { qjs::JS_NewAtomUInt32(self.ctx, i) };
             if atom == 0 {
-                // SAFETY: the context is live.
+                // SAFETY: `self.ctx` is live (`Writer::ctx`).
                 unsafe { clear_exception(self.ctx) };
                 return None;
             }
             // A hole reads through the prototype chain: refused by `own`.
-            // SAFETY: as above.
+            // SAFETY: `own`'s contract: `v` is a live Array of `self.ctx` (this function's
+            // contract), and `atom` a live atom, released only on the next line.
             let element = unsafe { self.own(v, atom) };
+            // SAFETY: releases the atom `JS_NewAtomUInt32` returned, once; `own` kept no copy.
             unsafe { qjs::JS_FreeAtom(self.ctx, atom) };
             if let Emitted::Skipped = element? {
                 self.put(b"null")?;
@@ -333,28 +408,41 @@ impl Writer<'_> {
         Some(())
     }
 
+    /// Appends the JSON text of the ordinary object `v`.
+    ///
+    /// # Safety
+    /// `v` is a live ordinary object (`JS_CLASS_OBJECT`) of `self.ctx`, held by the caller for the
+    /// call.
     unsafe fn members(&mut self, v: qjs::JSValue) -> Option<()> {
         let mut tab: *mut qjs::JSPropertyEnum = ptr::null_mut();
         let mut len: u32 = 0;
         let flags = (qjs::JS_GPN_STRING_MASK | qjs::JS_GPN_ENUM_ONLY) as i32;
-        // SAFETY: `v` is an ordinary object of `self.ctx`: listing its keys
-        // runs no script code; `tab` is freed below.
+        // SAFETY: `v` is a live ordinary object of `self.ctx` (this function's contract), which
+        // has no exotic handler: listing its keys runs no script code. `tab` and `len` are valid
+        // out-pointers; the table put in `tab`, with its atoms, is ours to free, below.
         if unsafe { qjs::JS_GetOwnPropertyNames(self.ctx, &mut tab, &mut len, v, flags) } < 0 {
-            // SAFETY: the context is live.
+            // SAFETY: `self.ctx` is live (`Writer::ctx`).
             unsafe { clear_exception(self.ctx) };
             return None;
         }
         let entries: &[qjs::JSPropertyEnum] =
-            // SAFETY: QuickJS returned `len` entries at `tab`, alive (with
-            // their atoms) until freed below; no script code runs before.
+            // SAFETY: on success QuickJS put `len` initialised entries at `tab` (not null here),
+            // which only we free, with their atoms, below, after the last use of `entries`.
             if tab.is_null() { &[] } else { unsafe { std::slice::from_raw_parts(tab, len as usize) } };
-        // SAFETY: as above.
+        // SAFETY: `members_of`'s contract: `v` is a live ordinary object of `self.ctx` (this
+        // function's contract), and `entries` its own string keys, whose atoms `tab` holds.
         let done = unsafe { self.members_of(v, entries) };
-        // SAFETY: `tab` and `len` came from `JS_GetOwnPropertyNames`.
+        // SAFETY: `tab` and `len` are what `JS_GetOwnPropertyNames` returned (a null `tab` frees
+        // nothing), freed once, here; `entries` is not used after this.
         unsafe { qjs::JS_FreePropertyEnum(self.ctx, tab, len) };
         done
     }
 
+    /// Appends `v`'s members named by `entries`, as an object.
+    ///
+    /// # Safety
+    /// `v` is a live ordinary object of `self.ctx`, and `entries` string keys whose atoms stay
+    /// live for the call.
     unsafe fn members_of(&mut self, v: qjs::JSValue, entries: &[qjs::JSPropertyEnum]) -> Option<()> {
         self.put(b"{")?;
         let mut first = true;
@@ -364,10 +452,12 @@ impl Writer<'_> {
             if !first {
                 self.put(b",")?;
             }
-            // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
+            // SAFETY: `key`'s contract: `atom` is a live atom of a string key in `self.ctx`'s
+            // runtime (this function's contract).
             unsafe { self.key(atom) }?;
             self.put(b":")?;
-            // SAFETY: `v` is live; the property's value is read as data.
+            // SAFETY: `own`'s contract: `v` is a live ordinary object of `self.ctx` and `atom` a
+            // live atom (this function's contract).
             match unsafe { self.own(v, atom) }? {
                 Emitted::Written => first = false,
                 Emitted::Skipped => self.out.truncate(start),
@@ -378,6 +468,9 @@ impl Writer<'_> {
     }
 
     /// Appends the key `atom` quoted, from the cache when it is there.
+    ///
+    /// # Safety
+    /// `atom` is a live atom of a string key in `self.ctx`'s runtime.
     unsafe fn key(&mut self, atom: qjs::JSAtom) -> Option<()> {
         if let Some(quoted) = self.cache.keys.get(&atom) {
             self.out.try_reserve(quoted.len()).ok()?;
@@ -385,17 +478,20 @@ impl Writer<'_> {
             return Some(());
         }
         let mut len = 0;
-        // SAFETY: `atom` is a live string-keyed atom of `self.ctx`.
+        // SAFETY: `atom` is a live atom of a string key in `self.ctx`'s runtime (this function's
+        // contract); `len` is a valid out-pointer. The C string returned is freed below.
         let key = unsafe { qjs::JS_AtomToCStringLen(self.ctx, &mut len, atom) };
         if key.is_null() {
-            // SAFETY: the context is live.
+            // SAFETY: `self.ctx` is live (`Writer::ctx`).
             unsafe { clear_exception(self.ctx) };
             return None;
         }
         let start = self.out.len();
-        // SAFETY: QuickJS returned `len` readable bytes at `key`.
+        // SAFETY: `key` is not null, so QuickJS returned `len` initialised bytes there, allocated
+        // until the `JS_FreeCString` below; `quote` only copies them.
         let quoted = self.quote(unsafe { std::slice::from_raw_parts(key.cast::<u8>(), len as usize) });
-        // SAFETY: `key` came from `JS_AtomToCStringLen` on this context.
+        // SAFETY: `key` came from `JS_AtomToCStringLen` on `self.ctx` and is freed once, here, after
+        // its last use.
         unsafe { qjs::JS_FreeCString(self.ctx, key) };
         quoted?;
         let text = self.out.get(start..)?;
@@ -403,7 +499,9 @@ impl Writer<'_> {
             let mut kept = Vec::new();
             if kept.try_reserve_exact(text.len()).is_ok() {
                 kept.extend_from_slice(text);
-                // SAFETY: the cache holds its own reference to the atom.
+                // SAFETY: `atom` is live (this function's contract). The reference taken is the
+                // cache's, never released, so the atom's number keeps naming this key while it
+                // keys `keys`.
                 unsafe { qjs::JS_DupAtom(self.ctx, atom) };
                 self.cache.keys.insert(atom, kept.into_boxed_slice());
             }

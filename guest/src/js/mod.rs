@@ -268,7 +268,8 @@ fn fs_op<'js>(
             v.as_string().map(|s| s.to_string()).transpose()?.unwrap_or_default().into_bytes()
         }
         Some(v) if v.is_object() => match rquickjs::TypedArray::<u8>::from_value(v) {
-            // SAFETY: the slice is copied at once; no JavaScript runs while it lives.
+            // SAFETY: `as_bytes`'s contract: no JavaScript runs while the slice lives, as it is
+            // copied (`to_vec`) at once, before anything else touches the engine.
             Ok(array) => unsafe { array.as_bytes() }.map(<[u8]>::to_vec).unwrap_or_default(),
             Err(_) => Vec::new(),
         },
@@ -558,9 +559,11 @@ fn compile<'js>(ctx: &Ctx<'js>, code: &str) -> rquickjs::Result<Function<'js>> {
         filename: filename.as_ptr(),
         line_num: -1,
     };
-    // SAFETY: `source` and `filename` are NUL-terminated and outlive the
-    // call; `options` is a valid, versioned JSEvalOptions; the context is
-    // alive for 'js. The returned value is owned and handed to rquickjs.
+    // SAFETY: the context is live for 'js (`ctx` borrows it). `source` is `len` bytes followed by
+    // a NUL, as `JS_Eval2` requires, and it and `filename` (NUL-terminated) outlive the call;
+    // QuickJS copies what it keeps of them. `options` is a live `JSEvalOptions` of the version
+    // this QuickJS expects, with a global eval. The value returned is a new reference: an
+    // exception is left pending for `ctx.catch()`, anything else is owned by the `Value` made.
     let value = unsafe {
         let raw = qjs::JS_Eval2(ctx.as_raw().as_ptr(), source.as_ptr(), len as _, &mut options);
         if qjs::JS_IsException(raw) {
