@@ -191,12 +191,13 @@ extern "C" {
 }
 
 /// `len` bytes from the host's random source (secure, or seeded in
-/// deterministic mode).
-pub fn random(len: usize) -> Vec<u8> {
+/// deterministic mode), or `None` when the host could not read its source:
+/// never bytes that only look random.
+pub fn random(len: usize) -> Option<Vec<u8>> {
     let mut buf = vec![0u8; len];
     // SAFETY: the host's `random_get` writes at most `len` bytes at the pointer (it answers
     // EFAULT instead of writing outside the memory); `buf` holds `len` initialised bytes,
     // writable through `as_mut_ptr` while nothing else borrows it.
-    let _ = unsafe { wasi_random_get(buf.as_mut_ptr(), len) };
-    buf
+    let errno = unsafe { wasi_random_get(buf.as_mut_ptr(), len) };
+    (errno == 0).then_some(buf)
 }

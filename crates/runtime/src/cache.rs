@@ -206,9 +206,8 @@ pub(crate) fn with_contents<T>(path: &Path, f: impl FnOnce(&[u8]) -> T) -> Optio
     // SAFETY: `mmap` of `len` (> 0) bytes of a file opened here, read-only and private: a valid
     // request. The result is checked against MAP_FAILED, so `ptr` is the start of `len` readable
     // bytes (page-aligned, so aligned for u8), and the slice lives only for `f`, before `munmap`.
-    // The bytes do not change while `f` reads them as long as nobody writes the file in place: a
-    // cache file is replaced only by rename (`write_whole`), and a shipped module is written
-    // once by the build step (`prebuilt::write`) before processes read it.
+    // The bytes do not change while `f` reads them as long as nobody writes the file in place:
+    // cache files and shipped modules are both replaced only by rename (`write_whole`).
     unsafe {
         let ptr =
             libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_PRIVATE, file.as_raw_fd(), 0);
@@ -234,7 +233,10 @@ fn store(dir: &Path, path: &Path, serialized: &[u8]) -> std::io::Result<()> {
     write_whole(&sum_path(path), &summary(serialized))
 }
 
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Writes `bytes` to a temporary name beside `path`, then renames it over
+/// `path`: a reader, or a process that mapped the old file, never sees a
+/// file half written.
+pub(crate) fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
     fs::write(&tmp, bytes)?;
     fs::rename(&tmp, path).inspect_err(|_| {

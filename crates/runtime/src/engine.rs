@@ -208,8 +208,8 @@ fn shipped_or_compiled(
         // `precompile` wrote for this build (the summary guards against damage, not an
         // attacker: whoever can write the addon's directory can replace the addon itself), and
         // wasmtime checks its header, settings and the CPU features the code uses before using it.
-        // The file must also stay unchanged while mapped (for the life of the process): only the
-        // build step (`precompileGuest`, through `prebuilt::write`) writes it, before it is used.
+        // The file must also stay unchanged while mapped (for the life of the process):
+        // `prebuilt::write` replaces it by rename, never in place, so a mapped file keeps its bytes.
         Ok(path) => match unsafe { Module::deserialize_file(&engine, &path) } {
             Ok(module) => return Ok((engine, module, CacheOutcome::Shipped)),
             Err(err) => format!("{} does not fit this machine ({})", path.display(), err.root_cause()),

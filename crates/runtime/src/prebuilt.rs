@@ -89,8 +89,9 @@ pub fn write(dir: &Path, guest_sha256: &str, metered: bool, module: &[u8]) -> st
     let mut sum = Vec::from(*MAGIC);
     sum.extend_from_slice(&key(guest_sha256, metered));
     sum.extend_from_slice(&cache::summary(module));
-    fs::write(&path, module)?;
-    fs::write(sum_path(&path), sum)?;
+    // Replaced whole, by rename: a process that mapped the old file keeps it.
+    cache::write_whole(&path, module)?;
+    cache::write_whole(&sum_path(&path), &sum)?;
     Ok(path)
 }
 

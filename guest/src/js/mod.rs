@@ -286,9 +286,13 @@ fn fs_op<'js>(
     Ok(out)
 }
 
-/// `len` (at most 65 536) bytes from the host's random source, as a Uint8Array.
+/// `len` (at most 65 536) bytes from the host's random source, as a
+/// Uint8Array; an `Error` when the host could not read its source.
 fn random_bytes<'js>(ctx: Ctx<'js>, len: u32) -> rquickjs::Result<rquickjs::TypedArray<'js, u8>> {
-    rquickjs::TypedArray::<u8>::new(ctx, host::random(len.min(65_536) as usize))
+    match host::random(len.min(65_536) as usize) {
+        Some(bytes) => rquickjs::TypedArray::<u8>::new(ctx, bytes),
+        None => Err(rquickjs::Exception::throw_message(&ctx, "the host's random source failed")),
+    }
 }
 
 /// Bytes of QuickJS's heap at which its cycle collector first runs (it then
