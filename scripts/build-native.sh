@@ -14,6 +14,9 @@ target="${1:-$CORDON_HOST_TARGET}"
 name="$(node --input-type=module -e "import { platformOf } from './scripts/platforms.mjs'; console.log(platformOf('$target').name)")"
 out="npm/$name"
 mkdir -p "$out"
+# Until precompile writes new summaries, the directory is not a complete
+# build: the tests and the packer skip it.
+rm -f "$out"/*.sum
 npx napi build --platform --release --target "$target" \
   --manifest-path crates/node/Cargo.toml --output-dir "$out" --no-js --dts ../../native.d.ts
 # Symbols are for debugging, not loading: the dynamic symbol table stays.

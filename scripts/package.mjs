@@ -4,7 +4,10 @@
 // The main package lists every platform package as an optional dependency;
 // npm installs only the one whose `os`, `cpu` and `libc` match.
 //
-//   node scripts/package.mjs [out-dir]      default: packages/
+//   node scripts/package.mjs [out-dir] [platform...]
+//
+// The default out-dir is packages/; platforms (names such as linux-x64-gnu)
+// limit the platform packages to those, else every complete build is packed.
 //
 // Prints each tarball with its packed and unpacked size.
 import { execFileSync } from "node:child_process";
@@ -14,6 +17,12 @@ import path from "node:path";
 import { pkg, root, targets } from "./platforms.mjs";
 
 const out = path.resolve(process.argv[2] ?? path.join(root, "packages"));
+const only = process.argv.slice(3);
+const unknown = only.filter((name) => !targets.some((t) => t.name === name));
+if (unknown.length > 0) {
+  console.error(`package: unknown platform ${unknown.join(", ")}; the platforms are ${targets.map((t) => t.name).join(", ")}`);
+  process.exit(1);
+}
 mkdirSync(out, { recursive: true });
 const shared = ["LICENSE", "THIRD_PARTY_LICENSES.md"];
 const common = {
@@ -32,7 +41,9 @@ function pack(dir) {
   return result;
 }
 
-const built = targets.filter((t) => existsSync(path.join(root, "npm", t.name, t.binary)));
+const built = targets.filter(
+  (t) => (only.length === 0 || only.includes(t.name)) && existsSync(path.join(root, "npm", t.name, "cordon-guest-metered.sum")),
+);
 if (built.length === 0) {
   console.error("package: no addon is built in npm/<platform>/; run npm run build first");
   process.exit(1);

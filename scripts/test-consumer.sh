@@ -15,9 +15,10 @@ cd "$CORDON_ROOT"
 dir="$CORDON_ROOT/.cache/consumer"
 rm -rf "$dir"
 mkdir -p "$dir"
-node scripts/package.mjs "$dir/packages"
-main="$(ls "$dir"/packages/cordon-[0-9]*.tgz)"
 name="$(node --input-type=module -e "import { platformOf } from './scripts/platforms.mjs'; console.log(platformOf('$CORDON_HOST_TARGET').name)")"
+# This machine's platform only: another target's build may be in progress.
+node scripts/package.mjs "$dir/packages" "$name"
+main="$(ls "$dir"/packages/cordon-[0-9]*.tgz)"
 platform="$(ls "$dir"/packages/cordon-"$name"-[0-9]*.tgz)"
 cd "$dir"
 printf '{ "private": true, "type": "module" }\n' > package.json

@@ -29,6 +29,19 @@ fi
 step "third-party licences"
 node scripts/licenses.mjs --check
 
+# The arm64 build runs in the background from here on, at the lowest
+# priority and in a target directory of its own (so it never waits for
+# Cargo's lock on target/): it fills the cores the Rust tests' links and the
+# fuzzers leave idle. It is stopped while the Node tests run, since their
+# limits are measured in wall time, and continued after them.
+step "a second target: Linux arm64, cross-built in the background"
+mkdir -p .cache
+CARGO_TARGET_DIR="$CORDON_ROOT/target/cross" setsid nice -n 19 \
+  bash scripts/test-cross.sh build > .cache/cross-build.log 2>&1 &
+cross=$!
+# Its own session: the signals below reach cargo and every rustc under it.
+trap 'kill -CONT -- "-$cross" 2>/dev/null || true; kill -- "-$cross" 2>/dev/null || true' EXIT
+
 step "cargo fmt --check"
 cargo fmt --all -- --check
 step "clippy (host)"
@@ -39,17 +52,10 @@ cargo clippy -p cordon-guest --target wasm32-wasip1 --profile guest -- -D warnin
 step "rust tests"
 cargo test --release --target "$CORDON_HOST_TARGET"
 
-step "node tests"
+step "node tests (the arm64 build stopped meanwhile)"
+kill -STOP -- "-$cross" 2>/dev/null || true
 node --test --test-concurrency=1 __tests__/
-
-# The arm64 build runs beside steps whose outcome does not depend on time
-# (the fuzzers run for a fixed time, the consumer checks assert output only),
-# never beside the Node tests, whose limits are measured in wall time.
-step "a second target: Linux arm64, cross-built in the background"
-mkdir -p .cache
-nice -n 19 bash scripts/test-cross.sh build > .cache/cross-build.log 2>&1 &
-cross=$!
-trap 'kill "$cross" 2>/dev/null || true' EXIT
+kill -CONT -- "-$cross" 2>/dev/null || true
 
 step "fuzz (10 s per target)"
 bash scripts/fuzz.sh 10
