@@ -84,26 +84,20 @@ export type NativeMount = { hostPath: string; guestPath: string; writable: boole
  */
 export type Dispatch = (messages: string | string[], tokens: number | number[]) => void;
 
+/** What `NativeSandbox.create` and `restore` both take, in order. */
+export type SandboxArgs = [
+  limits: NativeLimits | null,
+  policy: string | null,
+  dispatch: Dispatch | null,
+  recordHook: boolean | null,
+  deterministic: NativeDeterminism | null,
+  mounts: NativeMount[] | null,
+];
+
 interface NativeModule {
   NativeSandbox: {
-    create(
-      limits: NativeLimits | null,
-      policy: string | null,
-      dispatch: Dispatch | null,
-      recordHook: boolean | null,
-      deterministic: NativeDeterminism | null,
-      mounts: NativeMount[] | null,
-    ): NativeSandbox | Promise<NativeSandbox>;
-    restore(
-      snapshot: Uint8Array,
-      limits: NativeLimits | null,
-      policy: string | null,
-      dispatch: Dispatch | null,
-      recordHook: boolean | null,
-      deterministic: NativeDeterminism | null,
-      mounts: NativeMount[] | null,
-      key: Uint8Array | null,
-    ): Promise<NativeSandbox>;
+    create(...args: SandboxArgs): NativeSandbox | Promise<NativeSandbox>;
+    restore(snapshot: Uint8Array, ...args: [...SandboxArgs, key: Uint8Array | null]): Promise<NativeSandbox>;
   };
   NativeCancel: new () => NativeCancel;
   /** Answers a tool message; `last` when no other call of the sandbox is in flight. */

@@ -1,7 +1,7 @@
 // The Sandbox class, and the options it is made from.
 
 import type { DescribeInput } from "./describe";
-import { LIMIT_KEYS, native, toRecords, toResult, type NativeDeterminism, type NativeLimits, type NativeMount, type NativeRunResult, type NativeSandbox, type Dispatch } from "./binding";
+import { LIMIT_KEYS, native, toRecords, toResult, type NativeDeterminism, type NativeLimits, type NativeMount, type NativeRunResult, type NativeSandbox, type Dispatch, type SandboxArgs } from "./binding";
 import { makeDispatch } from "./dispatch";
 import { CordonError, nativeCall, nativeSync, toCordonError } from "./errors";
 import { SandboxFs, seed } from "./files";
@@ -123,9 +123,7 @@ function prepare(options: SandboxOptions): {
 }
 
 /** The arguments `NativeSandbox.create` and `restore` share. */
-function nativeArgs(
-  p: ReturnType<typeof prepare>,
-): [NativeLimits | null, string | null, Dispatch | null, boolean, NativeDeterminism | null, NativeMount[] | null] {
+function nativeArgs(p: ReturnType<typeof prepare>): SandboxArgs {
   return [p.limits, p.policy, p.dispatch, p.recordHook, p.deterministic, p.mounts];
 }
 
