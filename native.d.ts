@@ -13,16 +13,13 @@ export declare class NativeSandbox {
    * (the guest is compiled or loaded on first use, off this thread).
    * `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
    */
-  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): Now<NativeSandbox>
+  static create(limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: ((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null): NativeSandbox | BindingFailure | Promise<NativeSandbox | BindingFailure>
   /** Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`. */
-  static restore(snapshot: Buffer, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: Dispatch | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null, key?: Buffer | undefined | null): Promise<NativeSandbox>
-  /**
-   * Captures the session, with a MAC under `key` when given; the error
-   * message starts with its code.
-   */
-  snapshot(key?: Buffer | undefined | null): Buffer
-  /** Starts the session over; the error message starts with its code. */
-  reset(): void
+  static restore(snapshot: Uint8Array, limits?: BindingLimits | undefined | null, policy?: string | undefined | null, dispatch?: ((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null, recordHook?: boolean | undefined | null, deterministic?: BindingDeterminism | undefined | null, mounts?: Array<BindingMount> | undefined | null, key?: Uint8Array | undefined | null): Promise<NativeSandbox | BindingFailure>
+  /** Captures the session, with a MAC under `key` when given. */
+  snapshot(key?: Uint8Array | undefined | null): Buffer | BindingFailure
+  /** Starts the session over; returns why it could not. */
+  reset(): BindingFailure | null
   /**
    * Runs code; never rejects for a sandbox failure (see `failureCode`).
    * `cancel` is given when the run can be cancelled by an `AbortSignal`.
@@ -30,17 +27,17 @@ export declare class NativeSandbox {
    * nondeterministic input from it. The result comes at once when the run
    * finishes in its first slice, else as a Promise.
    */
-  run(code: string, language: string, cancel?: NativeCancel | undefined | null, record?: boolean | undefined | null, replay?: string | undefined | null): Now<BindingRunResult>
+  run(code: string, language: string, cancel?: NativeCancel | undefined | null, record?: boolean | undefined | null, replay?: string | undefined | null): BindingRunResult | Promise<BindingRunResult>
   /**
    * One file-system request (JSON of `FsRequest`, plus the bytes of a
    * write); returns the encoded reply (u32 LE length, JSON, read bytes).
    */
-  fsRequest(request: string, data?: Buffer | undefined | null): Buffer
+  fsRequest(request: string, data?: Uint8Array | undefined | null): Buffer
   /**
    * The sandbox's effective limits as numbers, in the order of
-   * `BindingLimits`' fields (`LIMIT_KEYS` in `js/binding.ts`): one typed
-   * array costs a fraction of an object of eleven properties built
-   * through napi, which `Sandbox.create` pays for every sandbox.
+   * `limitKeys()`: one typed array costs a fraction of an object of
+   * eleven properties built through napi, which `Sandbox.create` pays for
+   * every sandbox.
    */
   limits(): Float64Array
   /**
@@ -55,6 +52,15 @@ export declare class NativeSandbox {
 export interface BindingDeterminism {
   seed: number
   startMs: number
+}
+
+/**
+ * A sandbox failure outside a run (`create`, `restore`, `snapshot`,
+ * `reset`), returned rather than thrown: its code is data.
+ */
+export interface BindingFailure {
+  code: ErrorCode
+  message: string
 }
 
 /** Limits as JavaScript numbers; `js/` validates them first, this checks again. */
@@ -101,7 +107,7 @@ export interface BindingRunResult {
   /** JSON of the first `Divergence`, for `replay`. */
   divergence?: string
   stats: BindingStats
-  failureCode?: string
+  failureCode?: ErrorCode
   failureMessage?: string
 }
 
@@ -134,6 +140,64 @@ export declare function drainLater(): boolean
 export declare function drainReady(): boolean
 
 /**
+ * The stable codes of sandbox failures (`cordon_runtime::ErrorCode`).
+ * `js/binding.ts` checks at compile time that the public `ErrorCode` type
+ * lists exactly these.
+ */
+export declare const enum ErrorCode {
+  InvalidOptions = 'INVALID_OPTIONS',
+  InvalidCode = 'INVALID_CODE',
+  Timeout = 'TIMEOUT',
+  CpuLimit = 'CPU_LIMIT',
+  MemoryLimit = 'MEMORY_LIMIT',
+  StackOverflow = 'STACK_OVERFLOW',
+  Cancelled = 'CANCELLED',
+  Closed = 'CLOSED',
+  Busy = 'BUSY',
+  InvalidSnapshot = 'INVALID_SNAPSHOT',
+  TooManySandboxes = 'TOO_MANY_SANDBOXES',
+  ToolCallLimit = 'TOOL_CALL_LIMIT',
+  TraceLimit = 'TRACE_LIMIT',
+  Internal = 'INTERNAL',
+}
+
+/** The names of the values `NativeSandbox.limits()` returns, in order. */
+export declare function limitKeys(): Array<keyof BindingLimits>
+
+/** What a message to the JavaScript dispatcher asks (`js/dispatch.ts`). */
+export declare const enum MessageKind {
+  /** Run the tool `tool` with `payload`, the arguments' JSON; answered. */
+  Call = 0,
+  /**
+   * Ask `approve` about a call (`tool`, `payload` its arguments) of a
+   * capability that requires approval; answered.
+   */
+  Approve = 1,
+  /** The same for a tool that requires approval, whose own rule may waive it. */
+  ApproveTool = 2,
+  /**
+   * A finished call's record for `onToolCall`: `payload` is a log of one
+   * record as `records::to_json` writes it; not answered.
+   */
+  Record = 3,
+  /**
+   * The same, with the record's `args` the text of the arguments (see
+   * `records`).
+   */
+  RecordText = 4,
+}
+
+/** What the dispatcher queues after it settled calls. */
+export declare const enum Next {
+  /** Nothing: the runs went on already, or nothing is ready. */
+  Nothing = 0,
+  /** `drainReady` in a microtask. */
+  Drain = 1,
+  /** `drainLater` with `setImmediate`. */
+  Later = 2,
+}
+
+/**
  * Compiles the guest ahead of time for `target` (a Rust target triple; this
  * addon's own when absent) and the CPU features `cpuFlags` (Cranelift flags
  * or presets; the target's baseline when absent), and writes the modules
@@ -141,6 +205,25 @@ export declare function drainReady(): boolean
  * (`scripts/precompile.mjs`), not an API: it takes seconds.
  */
 export declare function precompileGuest(dir: string, target?: string | undefined | null, cpuFlags?: Array<string> | undefined | null): Array<string>
+
+/** How the dispatcher answers a message; the text goes beside it. */
+export declare const enum Reply {
+  /** The tool's result; the text is its JSON (checked by the runtime). */
+  Result = 0,
+  /** The call is approved (`Approve`, `ApproveTool`); no text. */
+  Approved = 1,
+  /** The call is not approved; no text. */
+  Refused = 2,
+  /** The tool threw or rejected; the text is its message. */
+  ToolError = 3,
+  /**
+   * The tool's own schema (or its adapter) refused the arguments; the
+   * text says why.
+   */
+  InvalidArguments = 4,
+  /** The tool returned something JSON cannot hold; the text says what. */
+  InvalidResult = 5,
+}
 
 /**
  * Whether the driver may ask libuv which turn of the event loop this is
@@ -167,13 +250,13 @@ export declare function setRunResultMaker(make: (...fields: any[]) => unknown): 
  * round, and the runs this answer made ready go on at once (a sequence of
  * awaited calls costs no extra microtask). Otherwise they wait for one
  * `drainReady` microtask, which takes every reply settled before it.
- * Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
+ * Returns what to queue.
  */
-export declare function settleToolCall(token: number, reply: string, last: boolean): number
+export declare function settleToolCall(token: number, reply: Reply, text: string, last: boolean): Next
 
 /**
  * [`settle_tool_call`] for several answers of one sandbox, in the order
- * they settled (`tokens[i]` answered by `replies[i]`): one crossing for
- * the replies of a `Promise.all` that settle together.
+ * they settled (`tokens[i]` answered by `replies[i]` and `texts[i]`): one
+ * crossing for the replies of a `Promise.all` that settle together.
  */
-export declare function settleToolCalls(tokens: Array<number>, replies: Array<string>, last: boolean): number
+export declare function settleToolCalls(tokens: Array<number>, replies: Array<Reply>, texts: Array<string>, last: boolean): Next

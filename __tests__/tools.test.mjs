@@ -223,7 +223,7 @@ test("tool results arrive as plain data; bad results are typed errors", async ()
       'fn ToolError TOOL_RESULT_INVALID fn returned a function, which is not JSON data ""',
       'nan ToolError TOOL_RESULT_INVALID nan returned NaN, which is not JSON data ""',
       "nothing ok null",
-      'huge ToolError TOOL_RESULT_TOO_LARGE huge returned more than 1000 bytes (limits.toolResultBytes) ""',
+      'huge ToolError TOOL_RESULT_TOO_LARGE huge returned 5002 bytes, over the limit of 1000 (limits.toolResultBytes) ""',
       'deep ToolError TOOL_RESULT_INVALID deep returned a result that is not valid JSON: nested deeper than 64 levels at line 1 column 321 ""',
       'hangs ToolError TOOL_TIMEOUT hangs did not answer within 200 ms (limits.toolTimeoutMs) ""',
       'host ok {"env":"object","ok":true}',

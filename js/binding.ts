@@ -1,115 +1,48 @@
 // The native module: its shape as this package uses it, the queue that
 // continues runs after tool replies, and a run's result as the addon makes it.
 
-import type { RunResult, RunStats, ScriptError, ToolCallRecord, Trace } from "./types";
+import type { BindingFailure, BindingLimits, BindingRunResult, ErrorCode as NativeErrorCode } from "../native";
+import { Next } from "../native";
+import { CordonError } from "./errors";
+import type { ErrorCode, RunResult, ToolCallRecord, Trace } from "./types";
 
-export const native: NativeModule = require("../native.js");
+/** The addon; `native.d.ts`, which napi-rs writes from the Rust, is its only description. */
+export const native: typeof import("../native") = require("../native.js");
 
-export const LIMIT_KEYS = [
-  "timeoutMs",
-  "cpuMs",
-  "memoryBytes",
-  "outputBytes",
-  "codeBytes",
-  "toolCalls",
-  "toolTimeoutMs",
-  "toolResultBytes",
-  "fsBytes",
-  "fsFiles",
-  "traceBytes",
-] as const;
+export type { BindingDeterminism as NativeDeterminism, BindingMount as NativeMount, NativeSandbox } from "../native";
+export type NativeLimits = BindingLimits;
+/** A run's result as the addon makes it, its failure code in the public type. */
+export type NativeRunResult = Omit<BindingRunResult, "failureCode"> & { failureCode?: ErrorCode | null };
 
-export type NativeLimits = { [K in (typeof LIMIT_KEYS)[number]]?: number };
+/** The limits' names, in the order `NativeSandbox.limits()` gives their values. */
+export const LIMIT_KEYS: readonly (keyof BindingLimits)[] = native.limitKeys();
 
-export interface NativeToolCall {
-  tool: string;
-  args: string;
-  decision: string;
-  reason?: string | null;
-  code?: string | null;
-  message?: string | null;
-  durationMs: number;
-  resultBytes?: number | null;
-}
-
-export interface NativeRunResult {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-  value?: string | null;
-  error?: ScriptError | null;
-  /** The run's tool calls as a JSON array of records (`crates/node/src/records.rs`). */
-  toolCalls: string;
-  /** Indices of the records whose `args` is the arguments' text. */
-  toolCallTexts: number[];
-  trace?: string | null;
-  divergence?: string | null;
-  stats: RunStats;
-  failureCode?: string | null;
-  failureMessage?: string | null;
-}
-
-export interface NativeCancel {
-  cancel(): void;
-}
-
-export interface NativeSandbox {
-  run(
-    code: string,
-    language: string,
-    cancel: NativeCancel | null,
-    record: boolean | null,
-    replay: string | null,
-  ): NativeRunResult | Promise<NativeRunResult>;
-  snapshot(key: Uint8Array | null): Buffer;
-  reset(): void;
-  fsRequest(request: string, data: Uint8Array | null): Buffer;
-  /** The effective limits, in the order of `LIMIT_KEYS`. */
-  limits(): Float64Array;
-  setSingleLanguage(single: boolean): void;
-  close(): void;
-}
-
-export interface NativeDeterminism {
-  seed: number;
-  startMs: number;
-}
-
-export type NativeMount = { hostPath: string; guestPath: string; writable: boolean; writeThrough: boolean };
-
-/**
- * Serves the native side: a message is `<kind>\n<payload>`; a non-zero
- * `token` is answered through `settleToolCall`. The messages of one poll of
- * a run come as arrays, in the order they were made.
- */
-export type Dispatch = (messages: string | string[], tokens: number | number[]) => void;
+/** The JavaScript side of tool calls (`js/dispatch.ts`). */
+export type Dispatch = NonNullable<Parameters<typeof native.NativeSandbox.create>[2]>;
 
 /** What `NativeSandbox.create` and `restore` both take, in order. */
-export type SandboxArgs = [
-  limits: NativeLimits | null,
-  policy: string | null,
-  dispatch: Dispatch | null,
-  recordHook: boolean | null,
-  deterministic: NativeDeterminism | null,
-  mounts: NativeMount[] | null,
-];
+export type SandboxArgs = Parameters<typeof native.NativeSandbox.create>;
 
-interface NativeModule {
-  NativeSandbox: {
-    create(...args: SandboxArgs): NativeSandbox | Promise<NativeSandbox>;
-    restore(snapshot: Uint8Array, ...args: [...SandboxArgs, key: Uint8Array | null]): Promise<NativeSandbox>;
-  };
-  NativeCancel: new () => NativeCancel;
-  /** Answers a tool message; `last` when no other call of the sandbox is in flight. */
-  settleToolCall(token: number, reply: string, last: boolean): number;
-  /** Answers several tool messages of one sandbox, in the order they settled. */
-  settleToolCalls(tokens: number[], replies: string[], last: boolean): number;
-  /** Continues the runs a reply made ready, on this thread; `true` asks for `drainLater` after the loop turns. */
-  drainReady(): boolean;
-  /** Continues the runs deferred past a turn's budget; `true` asks to be queued again. */
-  drainLater(): boolean;
-  /** Registers the maker of a run's result (once, below). */
-  setRunResultMaker(make: typeof makeRunResult): void;
+// The public `ErrorCode` lists exactly the codes the addon has: `tsc` fails
+// here when the two differ.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameCodes: Same<`${NativeErrorCode}`, ErrorCode> = true;
+void sameCodes;
+
+/** What the addon made (a sandbox, a snapshot), or its failure thrown as a CordonError. */
+export function made<T extends object>(value: T | BindingFailure): T {
+  if (isFailure(value)) throw failed(value);
+  return value;
+}
+
+function isFailure(value: object): value is BindingFailure {
+  return "code" in value && "message" in value && !(value instanceof Uint8Array);
+}
+
+/** A failure the addon returned, as the error `js/` throws. */
+export function failed(failure: BindingFailure): CordonError {
+  // `sameCodes` above: the addon's codes are the public ones.
+  return new CordonError(failure.code as unknown as ErrorCode, failure.message);
 }
 
 /**
@@ -117,9 +50,9 @@ interface NativeModule {
  * in one microtask; past the JavaScript thread's budget for this turn of the
  * event loop, after it turned (`setImmediate`).
  */
-export function afterSettle(next: number): void {
-  if (next === 1) queueMicrotask(drainReady);
-  else if (next === 2) setImmediate(drainLater);
+export function afterSettle(next: Next): void {
+  if (next === Next.Drain) queueMicrotask(drainReady);
+  else if (next === Next.Later) setImmediate(drainLater);
 }
 
 function drainReady(): void {
@@ -138,25 +71,20 @@ function parseArgs(text: string): unknown {
   }
 }
 
-export function toRecord(raw: NativeToolCall): ToolCallRecord {
-  const record: ToolCallRecord = {
-    tool: raw.tool,
-    args: parseArgs(raw.args),
-    decision: raw.decision === "allowed" ? "allowed" : "denied",
-    durationMs: raw.durationMs,
-  };
-  if (raw.reason != null) record.reason = raw.reason;
-  if (raw.code != null) record.code = raw.code;
-  if (raw.message != null) record.message = raw.message;
-  if (raw.resultBytes != null) record.resultBytes = raw.resultBytes;
-  return record;
+/**
+ * Records as `crates/node/src/records.rs` writes them: a JSON array whose
+ * records at `texts` hold the arguments' text, parsed here (and kept as
+ * text when it is not JSON).
+ */
+export function parseRecords(json: string, texts: readonly number[]): ToolCallRecord[] {
+  const records = JSON.parse(json) as ToolCallRecord[];
+  for (const i of texts) records[i].args = parseArgs(records[i].args as string);
+  return records;
 }
 
-/** A run's tool-call log: the records come as one JSON text. */
+/** A run's tool-call log. */
 export function toRecords(raw: NativeRunResult): ToolCallRecord[] {
-  const records = JSON.parse(raw.toolCalls) as ToolCallRecord[];
-  for (const i of raw.toolCallTexts) records[i].args = parseArgs(records[i].args as string);
-  return records;
+  return parseRecords(raw.toolCalls, raw.toolCallTexts);
 }
 
 /** Log texts longer than this (some ten records) are parsed when first read. */
@@ -185,9 +113,10 @@ function makeRunResult(
   stdoutTruncated: boolean,
   stderrTruncated: boolean,
   instanceRestarted: boolean,
-  failureCode: string | null,
+  failureCode: ErrorCode | null,
   failureMessage: string | null,
 ): NativeRunResult {
+  // Absent fields come as null, which `toResult` reads as absent.
   return {
     exitCode,
     stdout,
@@ -201,7 +130,7 @@ function makeRunResult(
     stats: { wallMs, cpuMs, memoryBytes, stdoutTruncated, stderrTruncated, instanceRestarted },
     failureCode,
     failureMessage,
-  };
+  } as NativeRunResult;
 }
 native.setRunResultMaker(makeRunResult);
 

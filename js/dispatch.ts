@@ -1,7 +1,8 @@
 // Serves a sandbox's tool messages: approval, the tool's own schema, the
 // tool, and the reply, batched back to the native side.
 
-import { afterSettle, native, toRecord, type Dispatch, type NativeToolCall } from "./binding";
+import { MessageKind, Reply } from "../native";
+import { afterSettle, native, parseRecords, type Dispatch } from "./binding";
 import { InvalidArgumentsError } from "./errors";
 import type { NormalTool, Parsed } from "./tools";
 import type { SandboxOptions, ToolCallRequest } from "./types";
@@ -21,50 +22,51 @@ function errorText(e: unknown): string {
 }
 
 /** A tool's failure as a reply: its arguments refused by an adapter, or an error. */
-function failure(e: unknown): string {
-  return e instanceof InvalidArgumentsError ? `INVALID_ARGUMENTS\n${errorText(e)}` : `TOOL_ERROR\n${errorText(e)}`;
+function failure(e: unknown): Reply {
+  return e instanceof InvalidArgumentsError ? Reply.InvalidArguments : Reply.ToolError;
 }
 
-/** Encodes a tool's result for the native side: `o<json>` or `<code>\n<message>`. */
-function encodeResult(name: string, result: unknown, maxBytes: number): string {
-  const invalid = (what: string) => `TOOL_RESULT_INVALID\n${name} returned ${what}, which is not JSON data`;
-  if (result === undefined) return "onull";
+/** A result JSON cannot hold; its message says what it was. */
+class InvalidResult extends Error {}
+
+/**
+ * A tool's result as JSON, for the native side, which checks its size and
+ * that it is JSON; throws {@link InvalidResult} for what JSON cannot hold.
+ */
+function serialise(name: string, result: unknown): string {
+  const invalid = (what: string) => new InvalidResult(`${name} returned ${what}, which is not JSON data`);
+  if (result === undefined) return "null";
   switch (typeof result) {
     case "function":
-      return invalid("a function");
+      throw invalid("a function");
     case "symbol":
-      return invalid("a symbol");
+      throw invalid("a symbol");
     case "bigint":
-      return invalid("a BigInt");
+      throw invalid("a BigInt");
     case "number":
-      if (!Number.isFinite(result)) return invalid(String(result));
+      if (!Number.isFinite(result)) throw invalid(String(result));
   }
   let json: string | undefined;
   try {
     json = JSON.stringify(result);
   } catch (e) {
     const msg = e instanceof Error ? e.message : "";
-    return invalid(/circular/i.test(msg) ? "a value with a cycle" : /bigint/i.test(msg) ? "a value with a BigInt" : "a value");
+    throw invalid(/circular/i.test(msg) ? "a value with a cycle" : /bigint/i.test(msg) ? "a value with a BigInt" : "a value");
   }
-  if (json === undefined) return invalid("a value");
-  // UTF-8 takes at most 3 bytes per UTF-16 unit: count bytes only when that could matter.
-  if (json.length > maxBytes || (json.length * 3 > maxBytes && Buffer.byteLength(json, "utf8") > maxBytes)) {
-    return `TOOL_RESULT_TOO_LARGE\n${name} returned more than ${maxBytes} bytes (limits.toolResultBytes)`;
-  }
-  return `o${json}`;
+  if (json === undefined) throw invalid("a value");
+  return json;
 }
 
 /**
  * The dispatcher of a sandbox with `tools`: answers each message at once or
- * when its tool settles, and sends the replies back in batches. `resultLimit`
- * is set from the sandbox's effective limits before the first call.
+ * when its tool settles, and sends the replies back in batches.
  */
 export function makeDispatch(
   tools: NormalTool[],
   { approve, onToolCall }: Pick<SandboxOptions, "approve" | "onToolCall">,
-  resultLimit: { value: number },
 ): Dispatch {
-  const handlers = new Map(tools.map((t) => [t.name.replaceAll("/", "."), t]));
+  // A message names its tool by its index in `tools` (the policy's list).
+  const names = tools.map((t) => t.name.replaceAll("/", "."));
   let seq = 0;
   // Calls sent to this sandbox's tools and not answered yet.
   let inFlight = 0;
@@ -73,27 +75,31 @@ export function makeDispatch(
   // microtask, whichever comes first (a `Promise.all` of a thousand calls
   // is one crossing, not a thousand).
   let doneTokens: number[] = [];
-  let doneReplies: string[] = [];
+  let doneReplies: Reply[] = [];
+  let doneTexts: string[] = [];
   let flushQueued = false;
   const flush = (): void => {
     flushQueued = false;
     if (doneTokens.length === 0) return;
     const tokens = doneTokens;
     const replies = doneReplies;
+    const texts = doneTexts;
     doneTokens = [];
     doneReplies = [];
-    afterSettle(native.settleToolCalls(tokens, replies, inFlight === 0));
+    doneTexts = [];
+    afterSettle(native.settleToolCalls(tokens, replies, texts, inFlight === 0));
   };
-  const settle = (token: number, reply: string): void => {
+  const settle = (token: number, reply: Reply, text: string): void => {
     if (token === 0) return;
     inFlight--;
     if (inFlight === 0 && doneTokens.length === 0) {
       // The only call in flight (an awaited call in a loop): at once.
-      afterSettle(native.settleToolCall(token, reply, true));
+      afterSettle(native.settleToolCall(token, reply, text, true));
       return;
     }
     doneTokens.push(token);
     doneReplies.push(reply);
+    doneTexts.push(text);
     if (inFlight === 0) flush();
     else if (!flushQueued) {
       flushQueued = true;
@@ -102,15 +108,11 @@ export function makeDispatch(
   };
   // Answers one message: at once, or when the tool's promise settles.
   // Runs for every call, so it avoids an async wrapper (two promises).
-  const serve = (message: string, token: number): void => {
-    // `record\n<record>`, or `<kind>\n<tool>\n<args>` (a tool name holds
-    // no line break).
-    const nl = message.indexOf("\n");
-    const kind = message.slice(0, nl);
-    if (kind === "record") {
+  const serve = (kind: MessageKind, index: number, payload: string, token: number): void => {
+    if (kind === MessageKind.Record || kind === MessageKind.RecordText) {
       try {
-        const raw = JSON.parse(message.slice(nl + 1)) as NativeToolCall;
-        const returned: unknown = onToolCall?.(toRecord({ ...raw, args: raw.args }));
+        const [record] = parseRecords(payload, kind === MessageKind.RecordText ? [0] : []);
+        const returned: unknown = onToolCall?.(record);
         // An async hook that rejects is the host's own failure: it must
         // not become an unhandled rejection (which ends Node).
         if (returned !== null && typeof returned === "object" && typeof (returned as PromiseLike<unknown>).then === "function") {
@@ -121,17 +123,17 @@ export function makeDispatch(
       }
       return;
     }
-    const nl2 = message.indexOf("\n", nl + 1);
+    const handler = tools[index];
     let call: ToolCallRequest;
     try {
-      if (nl2 < 0) throw new Error("no arguments");
-      call = { tool: message.slice(nl + 1, nl2), args: JSON.parse(message.slice(nl2 + 1)) as Record<string, unknown> };
+      if (handler === undefined) throw new Error("no tool");
+      call = { tool: names[index], args: JSON.parse(payload) as Record<string, unknown> };
     } catch {
-      return settle(token, "TOOL_ERROR\nmalformed call");
+      return settle(token, kind === MessageKind.Call ? Reply.ToolError : Reply.Refused, "malformed call");
     }
-    if (kind === "approve" || kind === "approve-tool") {
+    if (kind === MessageKind.Approve || kind === MessageKind.ApproveTool) {
       // Only the tool asks: its own rule may waive the approval.
-      const rule = kind === "approve-tool" ? handlers.get(call.tool)?.needsApproval : true;
+      const rule = kind === MessageKind.ApproveTool ? handler.needsApproval : true;
       const ask = (needed: unknown): unknown => {
         if (needed === false) return true;
         return approve === undefined ? false : approve({ tool: call.tool, args: call.args });
@@ -145,16 +147,14 @@ export function makeDispatch(
               )
             : ask(rule === undefined ? true : rule);
       } catch {
-        return settle(token, "false");
+        return settle(token, Reply.Refused, "");
       }
       Promise.resolve(answer).then(
-        (ok) => settle(token, ok === true ? "true" : "false"),
-        () => settle(token, "false"),
+        (ok) => settle(token, ok === true ? Reply.Approved : Reply.Refused, ""),
+        () => settle(token, Reply.Refused, ""),
       );
       return;
     }
-    const handler = handlers.get(call.tool);
-    if (!handler) return settle(token, "TOOL_ERROR\nthe tool has no handler");
     if (handler.parse) {
       // The tool's own schema, on exactly the checked value: its
       // refinements, formats, transforms and defaults apply as in its
@@ -163,11 +163,11 @@ export function makeDispatch(
       try {
         parsed = handler.parse(call.args);
       } catch (e) {
-        return settle(token, `INVALID_ARGUMENTS\n${errorText(e)}`);
+        return settle(token, Reply.InvalidArguments, errorText(e));
       }
       Promise.resolve(parsed).then(
-        (p) => (p.ok ? runTool(handler, call.tool, p.value, token) : settle(token, `INVALID_ARGUMENTS\n${p.reason}`)),
-        (e: unknown) => settle(token, `INVALID_ARGUMENTS\n${errorText(e)}`),
+        (p) => (p.ok ? runTool(handler, call.tool, p.value, token) : settle(token, Reply.InvalidArguments, p.reason)),
+        (e: unknown) => settle(token, Reply.InvalidArguments, errorText(e)),
       );
       return;
     }
@@ -178,40 +178,44 @@ export function makeDispatch(
     try {
       result = handler.execute(args, { toolCallId: `cordon-${++seq}`, toolName: tool, messages: [] });
     } catch (e) {
-      return settle(token, failure(e));
+      return settle(token, failure(e), errorText(e));
     }
     Promise.resolve(result).then(
       (value) => {
-        let reply: string;
+        let json: string;
         try {
-          reply = encodeResult(tool, value, resultLimit.value);
+          json = serialise(tool, value);
         } catch (e) {
-          reply = `TOOL_ERROR\n${errorText(e)}`;
+          return settle(token, e instanceof InvalidResult ? Reply.InvalidResult : Reply.ToolError, errorText(e));
         }
-        settle(token, reply);
+        settle(token, Reply.Result, json);
       },
-      (e: unknown) => settle(token, failure(e)),
+      (e: unknown) => settle(token, failure(e), errorText(e)),
     );
   };
-  const serveOne = (message: string, token: number): void => {
+  const serveOne = (kind: MessageKind, index: number, payload: string, token: number): void => {
     try {
-      serve(message, token);
+      serve(kind, index, payload, token);
     } catch (e) {
-      settle(token, `TOOL_ERROR\n${errorText(e)}`);
+      settle(token, Reply.ToolError, errorText(e));
     }
   };
-  return (messages, tokens) => {
-    if (typeof messages === "string") {
-      if (tokens !== 0) inFlight++;
-      return serveOne(messages, tokens as number);
+  // One message: `(kind, tool, payload, token)`. A batch: `(meta, 0,
+  // payloads, 0)`, `meta` holding each message's kind, tool and token in turn
+  // (`DispatchArgs` in `crates/node/src/driver.rs`).
+  return (first, tool, payload, token) => {
+    if (typeof first === "number") {
+      if (token !== 0) inFlight++;
+      return serveOne(first, tool, payload as string, token);
     }
-    const list = tokens as number[];
+    const meta = first;
+    const payloads = payload as string[];
     // Every call of the batch is in flight before the first is served: an
     // answer given at once is not taken for the last one.
-    for (let i = 0; i < list.length; i++) if (list[i] !== 0) inFlight++;
-    for (let i = 0; i < messages.length; i++) {
+    for (let i = 2; i < meta.length; i += 3) if (meta[i] !== 0) inFlight++;
+    for (let i = 0; i < payloads.length; i++) {
       try {
-        serveOne(messages[i], list[i]);
+        serveOne(meta[3 * i] as MessageKind, meta[3 * i + 1], payloads[i], meta[3 * i + 2]);
       } catch {
         // Never reached (serveOne answers every failure); the rest of the
         // batch is served regardless.

@@ -40,12 +40,15 @@ export class InvalidArgumentsError extends Error {
   override name = "InvalidArgumentsError";
 }
 
-/** Maps a native failure (message `CODE: text`, or status `InvalidArg`) to a CordonError. */
+/**
+ * Maps an error the addon threw to a CordonError. Sandbox failures come back
+ * as values with their code (`made` in `js/binding.ts`); what is thrown is
+ * napi's own: `InvalidArg` for options the addon refused, else a fault of
+ * cordon.
+ */
 export function toCordonError(err: unknown): CordonError {
-  const e = err as { code?: string; message?: string };
+  const e = err as { code?: unknown; message?: unknown } | null | undefined;
   const message = String(e?.message ?? err);
-  const m = /^([A-Z_]+): ([\s\S]*)$/.exec(message);
-  if (m) return new CordonError(m[1] as ErrorCode, m[2]);
   return new CordonError(e?.code === "InvalidArg" ? "INVALID_OPTIONS" : "INTERNAL", message);
 }
 

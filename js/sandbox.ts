@@ -1,7 +1,7 @@
 // The Sandbox class, and the options it is made from.
 
 import type { DescribeInput } from "./describe";
-import { LIMIT_KEYS, native, toRecords, toResult, type NativeDeterminism, type NativeLimits, type NativeMount, type NativeRunResult, type NativeSandbox, type Dispatch, type SandboxArgs } from "./binding";
+import { LIMIT_KEYS, failed, made, native, toRecords, toResult, type NativeDeterminism, type NativeLimits, type NativeMount, type NativeRunResult, type NativeSandbox, type Dispatch, type SandboxArgs } from "./binding";
 import { makeDispatch } from "./dispatch";
 import { CordonError, nativeCall, nativeSync, toCordonError } from "./errors";
 import { SandboxFs, seed } from "./files";
@@ -21,7 +21,7 @@ import {
   validateMounts,
 } from "./options";
 import { normalTools } from "./tools";
-import type { Capability, Divergence, ErrorCode, Language, Limits, ReplayResult, RunOptions, RunResult, SandboxOptions, SnapshotOptions, Trace } from "./types";
+import type { Capability, Divergence, Language, Limits, ReplayResult, RunOptions, RunResult, SandboxOptions, SnapshotOptions, Trace } from "./types";
 
 /** `describe()`'s text, loaded on first use: most processes never ask. */
 function describeSandbox(input: DescribeInput): string {
@@ -45,7 +45,6 @@ function prepare(options: SandboxOptions): {
   recordHook: boolean;
   deterministic: NativeDeterminism | null;
   mounts: NativeMount[] | null;
-  resultLimit: { value: number };
   description: Omit<DescribeInput, "limits">;
   languages: Language[] | null;
 } {
@@ -75,8 +74,6 @@ function prepare(options: SandboxOptions): {
   }
   let policy: string | null = null;
   let dispatch: Dispatch | null = null;
-  // Set from the effective limits once the sandbox exists (before any call).
-  const resultLimit = { value: 0 };
   if (capabilities !== undefined) checkJsonData(capabilities, "capabilities");
   if (constraints !== undefined) checkJsonData(constraints, "constraints");
   if (maxCalls !== undefined) checkJsonData(maxCalls, "maxCalls");
@@ -92,7 +89,7 @@ function prepare(options: SandboxOptions): {
       constraints: constraints ?? {},
       maxCalls: maxCalls ?? {},
     });
-    dispatch = makeDispatch(tools, options as SandboxOptions, resultLimit);
+    dispatch = makeDispatch(tools, options as SandboxOptions);
   }
   const deterministic = validateDeterminism(options.deterministic);
   const mounts = validateMounts(options.mounts);
@@ -116,7 +113,6 @@ function prepare(options: SandboxOptions): {
     recordHook: onToolCall !== undefined,
     deterministic,
     mounts,
-    resultLimit,
     description,
     languages,
   };
@@ -166,12 +162,9 @@ export class Sandbox {
   /** Creates a sandbox. Rejects with `INVALID_OPTIONS` for malformed options. */
   static async create(options: SandboxOptions = {}): Promise<Sandbox> {
     const prepared = prepare(options);
-    const nativeSandbox = await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared)));
+    const nativeSandbox = made(await nativeCall(() => native.NativeSandbox.create(...nativeArgs(prepared))));
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
     sandbox.#restrict(prepared.languages);
-    // The limits cross napi once, in the constructor: read here from the copy
-    // it keeps.
-    prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
     if (options.files !== undefined) seed(sandbox.fs, nativeSandbox, options.files);
     return sandbox;
   }
@@ -196,10 +189,9 @@ export class Sandbox {
     const { key: given, ...sandboxOptions } = options;
     const key = snapshotKey(given === undefined ? {} : { key: given });
     const prepared = prepare(sandboxOptions);
-    const nativeSandbox = await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared), key));
+    const nativeSandbox = made(await nativeCall(() => native.NativeSandbox.restore(snapshot, ...nativeArgs(prepared), key)));
     const sandbox = new Sandbox(nativeSandbox, prepared.description);
     sandbox.#restrict(prepared.languages);
-    prepared.resultLimit.value = sandbox.#limits.toolResultBytes;
     return sandbox;
   }
 
@@ -209,12 +201,15 @@ export class Sandbox {
    */
   async snapshot(options: SnapshotOptions = {}): Promise<Uint8Array> {
     const key = snapshotKey(options);
-    return this.#after(() => new Uint8Array(nativeSync(() => this.#native.snapshot(key))));
+    return this.#after(() => new Uint8Array(made(nativeSync(() => this.#native.snapshot(key)))));
   }
 
   /** Starts the session over: no globals, an empty file system, unused budgets. */
   async reset(): Promise<void> {
-    return this.#after(() => nativeSync(() => this.#native.reset()));
+    return this.#after(() => {
+      const failure = nativeSync(() => this.#native.reset());
+      if (failure) throw failed(failure);
+    });
   }
 
   #restrict(languages: Language[] | null): void {
@@ -335,7 +330,7 @@ export class Sandbox {
         throw toCordonError(err);
       });
       if (raw.failureCode) {
-        throw new CordonError(raw.failureCode as ErrorCode, raw.failureMessage ?? raw.failureCode, {
+        throw new CordonError(raw.failureCode, raw.failureMessage ?? raw.failureCode, {
           stdout: raw.stdout,
           stderr: raw.stderr,
           toolCalls: toRecords(raw),

@@ -41,12 +41,15 @@ use std::{
 
 use napi::{
     bindgen_prelude::{
-        spawn, within_runtime_if_available, Either, FnArgs, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
+        spawn, within_runtime_if_available, Either, Float64Array, FnArgs, FunctionRef, JsValue, PromiseRaw,
+        ToNapiValue,
     },
     threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode},
     Env, Result, Status,
 };
 use napi_derive::napi;
+
+use crate::wire::{MessageKind, Next, Reply};
 
 /// How long runs may go on on the JavaScript thread within one turn of its
 /// event loop (the same bound as a guest's slice: one epoch tick).
@@ -59,17 +62,39 @@ const TURN_BUDGET: Duration = Duration::from_millis(1);
 /// tick in a loop of awaited calls) stays.
 const HAND_OFF_CALLS: usize = 64;
 
-/// `(message, token)` or `(messages, tokens)`: the JavaScript dispatcher; it
-/// answers a non-zero token through [`settle_tool_call`].
-pub(crate) type DispatchArgs = FnArgs<(Either<String, Vec<String>>, Either<f64, Vec<f64>>)>;
+/// The JavaScript dispatcher's arguments (its type in `native.d.ts` is
+/// `DISPATCH_TS` in the tests below): `(kind, tool, payload, token)` for one message; for
+/// the messages of one poll, `(meta, 0, payloads, 0)`, where `meta` holds
+/// `kind, tool, token` of each message in turn ([`META`] numbers each) and
+/// `payloads` their payloads. `tool` is the tool's index in the policy's
+/// list as `js/` gave it. A non-zero token is answered through
+/// [`settle_tool_call`]. One typed array for a batch's numbers costs a
+/// thousand messages two napi calls rather than three thousand.
+pub(crate) type DispatchArgs = FnArgs<(Either<MessageKind, Float64Array>, u32, Either<String, Vec<String>>, f64)>;
+
+/// Numbers per message in a batch's `meta`.
+pub(crate) const META: usize = 3;
+
+
+/// Where a message's answer goes: the reply and its text.
+pub(crate) type ReplySender = tokio::sync::oneshot::Sender<(Reply, String)>;
+
+/// The dispatcher's arguments for no message.
+fn no_messages() -> DispatchArgs {
+    FnArgs::from((Either::B(Float64Array::new(Vec::new())), 0, Either::B(Vec::new()), 0.0))
+}
 /// Wakes the JavaScript thread to take the messages in its dispatchers'
 /// inboxes (it calls the dispatcher with no messages itself).
 type Queued = ThreadsafeFunction<(), (), DispatchArgs, Status, false, true>;
 
 /// A message to the dispatcher, with where its reply goes.
 pub(crate) struct Message {
-    pub(crate) text: String,
-    pub(crate) reply: Option<tokio::sync::oneshot::Sender<String>>,
+    pub(crate) kind: MessageKind,
+    /// The tool's index in the policy's list as `js/` gave it (0 for a record).
+    pub(crate) tool: u32,
+    /// The arguments' JSON, or the record.
+    pub(crate) payload: String,
+    pub(crate) reply: Option<ReplySender>,
 }
 
 /// One sandbox's JavaScript dispatcher, reachable from any thread.
@@ -106,7 +131,7 @@ impl Dispatcher {
                 // runs, as inside any other call of the driver.
                 let _scope = Scope::enter();
                 take_inboxes(&ctx.env);
-                Ok(FnArgs::from((Either::B(Vec::new()), Either::B(Vec::new()))))
+                Ok(no_messages())
             })?;
         let owner = JS.with(|js| Arc::clone(&js.borrow().inboxes));
         Ok(Self {
@@ -185,18 +210,25 @@ fn take_inboxes(env: &Env) {
 /// registered (on the JavaScript thread).
 fn arguments(messages: Vec<Message>) -> DispatchArgs {
     if messages.len() == 1 {
-        if let Some(message) = messages.into_iter().next() {
-            return FnArgs::from((Either::A(message.text), Either::A(register(message.reply))));
+        if let Some(m) = messages.into_iter().next() {
+            return FnArgs::from((Either::A(m.kind), m.tool, Either::A(m.payload), register(m.reply)));
         }
-        return FnArgs::from((Either::B(Vec::new()), Either::B(Vec::new())));
+        return no_messages();
     }
-    let mut texts = Vec::with_capacity(messages.len());
-    let mut tokens = Vec::with_capacity(messages.len());
-    for message in messages {
-        tokens.push(register(message.reply));
-        texts.push(message.text);
+    let (meta, payloads) = encode(messages, register);
+    FnArgs::from((Either::B(Float64Array::new(meta)), 0, Either::B(payloads), 0.0))
+}
+
+/// A batch's `meta` and payloads (see [`DispatchArgs`]), each message's
+/// token from `token`.
+fn encode(messages: Vec<Message>, mut token: impl FnMut(Option<ReplySender>) -> f64) -> (Vec<f64>, Vec<String>) {
+    let mut meta = Vec::with_capacity(messages.len() * META);
+    let mut payloads = Vec::with_capacity(messages.len());
+    for m in messages {
+        meta.extend([f64::from(m.kind as u32), f64::from(m.tool), token(m.reply)]);
+        payloads.push(m.payload);
     }
-    FnArgs::from((Either::B(texts), Either::B(tokens)))
+    (meta, payloads)
 }
 
 /// What this thread knows. Only the JavaScript thread queues runs or keeps
@@ -221,7 +253,7 @@ struct JsThread {
     /// Dispatchers of this thread with messages from pool polls waiting.
     inboxes: Inboxes,
     /// Reply senders by token; tokens are never reused.
-    replies: HashMap<u64, tokio::sync::oneshot::Sender<String>, BuildHasherDefault<TokenHasher>>,
+    replies: HashMap<u64, ReplySender, BuildHasherDefault<TokenHasher>>,
     next_token: u64,
     /// Size of `replies` at which abandoned senders are swept.
     sweep_at: usize,
@@ -254,7 +286,7 @@ impl Hasher for TokenHasher {
 }
 
 /// Keeps a reply sender for JavaScript; 0 stands for "no reply".
-fn register(reply: Option<tokio::sync::oneshot::Sender<String>>) -> f64 {
+fn register(reply: Option<ReplySender>) -> f64 {
     let Some(reply) = reply else { return 0.0 };
     JS.with(|js| {
         let mut js = js.borrow_mut();
@@ -286,65 +318,64 @@ impl Drop for Scope {
     }
 }
 
-/// What the dispatcher queues after [`settle_tool_call`].
-const QUEUE_NOTHING: u32 = 0;
-/// `drainReady` as a microtask.
-const QUEUE_DRAIN: u32 = 1;
-/// `drainLater` with `setImmediate`.
-const QUEUE_LATER: u32 = 2;
-
 /// A tool's answer, from the dispatcher. `last` says no other call of the
 /// sandbox is in flight: then nothing else will settle in this microtask
 /// round, and the runs this answer made ready go on at once (a sequence of
 /// awaited calls costs no extra microtask). Otherwise they wait for one
 /// `drainReady` microtask, which takes every reply settled before it.
-/// Returns what to queue: 0 nothing, 1 `drainReady`, 2 `drainLater`.
+/// Returns what to queue.
 #[napi]
-pub fn settle_tool_call(env: Env, token: f64, reply: String, last: bool) -> u32 {
+pub fn settle_tool_call(env: Env, token: f64, reply: Reply, text: String, last: bool) -> Next {
     // Inside another call from JavaScript (a tool answered synchronously
     // while its call was sent), runs only queue.
     let nested = JS.with(|js| js.borrow().depth > 0);
     let _scope = Scope::enter();
-    send_reply(token, reply);
+    send_reply(token, reply, text);
     after_replies(&env, last && !nested)
 }
 
 /// [`settle_tool_call`] for several answers of one sandbox, in the order
-/// they settled (`tokens[i]` answered by `replies[i]`): one crossing for
-/// the replies of a `Promise.all` that settle together.
+/// they settled (`tokens[i]` answered by `replies[i]` and `texts[i]`): one
+/// crossing for the replies of a `Promise.all` that settle together.
 #[napi]
-pub fn settle_tool_calls(env: Env, tokens: Vec<f64>, replies: Vec<String>, last: bool) -> u32 {
+pub fn settle_tool_calls(
+    env: Env,
+    tokens: Vec<f64>,
+    replies: Vec<Reply>,
+    texts: Vec<String>,
+    last: bool,
+) -> Next {
     let nested = JS.with(|js| js.borrow().depth > 0);
     let _scope = Scope::enter();
-    for (token, reply) in tokens.into_iter().zip(replies) {
-        send_reply(token, reply);
+    for ((token, reply), text) in tokens.into_iter().zip(replies).zip(texts) {
+        send_reply(token, reply, text);
     }
     after_replies(&env, last && !nested)
 }
 
 /// Hands a reply to its run, which it wakes; the run lands in `ready` (it
 /// never runs in here).
-fn send_reply(token: f64, reply: String) {
+fn send_reply(token: f64, reply: Reply, text: String) {
     let sender = JS.with(|js| js.borrow_mut().replies.remove(&(token as u64)));
     if let Some(sender) = sender {
-        let _ = sender.send(reply);
+        let _ = sender.send((reply, text));
     }
 }
 
 /// After replies: drains at once when `now`, else says what to queue.
-fn after_replies(env: &Env, now: bool) -> u32 {
+fn after_replies(env: &Env, now: bool) -> Next {
     if now {
         drain(env, true);
-        return if later_wanted() { QUEUE_LATER } else { QUEUE_NOTHING };
+        return if later_wanted() { Next::Later } else { Next::Nothing };
     }
     JS.with(|js| {
         let mut js = js.borrow_mut();
         let queue = !js.ready.is_empty() && !js.drain_queued;
         js.drain_queued |= queue;
         if queue {
-            QUEUE_DRAIN
+            Next::Drain
         } else {
-            QUEUE_NOTHING
+            Next::Nothing
         }
     })
 }
@@ -582,7 +613,7 @@ impl<T: 'static + Send + ToNapiValue> Driver<T> {
         .unwrap_or_else(|_| {
             // A bug, not a guest's doing: the run ends with an error rather
             // than staying RUNNING with its Promise never settled.
-            Poll::Ready(Err(napi::Error::new(Status::GenericFailure, "INTERNAL: the run panicked")))
+            Poll::Ready(Err(napi::Error::new(Status::GenericFailure, "the run panicked")))
         });
         let outgoing =
             JS.with(|js| std::mem::replace(&mut js.borrow_mut().outbox, outer)).unwrap_or_default();
@@ -694,9 +725,9 @@ fn serve(env: &Env, dispatcher: &Dispatcher) {
         let args = arguments(batch);
         // Kept to forget the reply senders should the call fail; one
         // message (the common case) needs no copy on the heap.
-        let (token, tokens) = match &args.data.1 {
-            Either::A(token) => (*token, Vec::new()),
-            Either::B(tokens) => (0.0, tokens.clone()),
+        let (token, tokens) = match &args.data.0 {
+            Either::A(_) => (args.data.3, Vec::new()),
+            Either::B(meta) => (0.0, meta.iter().skip(META - 1).step_by(META).copied().collect()),
         };
         let sent = dispatcher.direct.borrow_back(env).and_then(|dispatch| dispatch.call(args));
         if sent.is_err() {
@@ -758,5 +789,47 @@ impl<T: 'static + Send + ToNapiValue> Wake for Driver<T> {
         if !queued {
             to_pool(run);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dispatcher's TypeScript type, as `create` and `restore` write it
+    /// into `native.d.ts`.
+    const DISPATCH_TS: &str = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null";
+
+    #[test]
+    fn a_batch_is_kind_tool_token_per_message_and_its_payloads() {
+        let message = |kind, tool, payload: &str, reply: bool| Message {
+            kind,
+            tool,
+            payload: payload.into(),
+            reply: reply.then(|| tokio::sync::oneshot::channel().0),
+        };
+        let batch = vec![
+            message(MessageKind::Call, 2, "{\"a\":1}", true),
+            message(MessageKind::RecordText, 0, "[{}]", false),
+            message(MessageKind::ApproveTool, 7, "{}", true),
+        ];
+        let mut next = 40.0;
+        let (meta, payloads) = encode(batch, |reply| {
+            reply.map_or(0.0, |_| {
+                next += 1.0;
+                next
+            })
+        });
+        // The order `js/dispatch.ts` reads: kind, tool, token.
+        assert_eq!(meta, [0.0, 2.0, 41.0, 4.0, 0.0, 0.0, 2.0, 7.0, 42.0]);
+        assert_eq!(payloads, ["{\"a\":1}", "[{}]", "{}"]);
+        assert_eq!(META, 3);
+        // napi's attribute takes a literal: `create` and `restore` repeat it.
+        assert_eq!(include_str!("lib.rs").matches(&format!("ts_arg_type = \"{DISPATCH_TS}\"")).count(), 2);
+        assert_eq!(
+            [MessageKind::Call, MessageKind::Approve, MessageKind::ApproveTool, MessageKind::Record, MessageKind::RecordText]
+                .map(|k| k as u32),
+            [0, 1, 2, 3, 4]
+        );
     }
 }

@@ -5,15 +5,17 @@
 
 pub mod driver;
 mod records;
+mod wire;
 
-use std::{cell::RefCell, sync::Arc};
+use std::{cell::RefCell, collections::HashMap, sync::Arc};
 
 use cordon_runtime::{
-    policy::{Policy, PolicySpec},
+    policy::{Policy, PolicySpec, ToolName},
     BoxFuture, CancelFlag, Determinism, Language, Limits, MountSpec, RunFailure, RunReport, Sandbox,
     ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
 use driver::{DispatchArgs, Dispatcher, Message, Now};
+use wire::{BindingFailure, ErrorCode, MessageKind, Reply};
 use napi::{
     bindgen_prelude::{
         Buffer, Either, Float64Array, FnArgs, Function, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
@@ -23,11 +25,11 @@ use napi::{
 };
 use napi_derive::napi;
 
-/// `(message, token) => void`, or the same with arrays for the messages of
-/// one poll: the JavaScript side of tool calls (`js/dispatch.ts`). A message is
-/// `call\n<tool>\n<args>`, `approve\n<tool>\n<args>` or `record\n<record>`;
-/// a non-zero token is answered through `settleToolCall`.
+/// The JavaScript side of tool calls (`js/dispatch.ts`): see [`DispatchArgs`].
 type Dispatch<'env> = Function<'env, DispatchArgs, ()>;
+
+/// A sandbox, or why it could not be made.
+type Made = Either<NativeSandbox, BindingFailure>;
 
 /// Limits as JavaScript numbers; `js/` validates them first, this checks again.
 #[napi(object)]
@@ -118,7 +120,7 @@ pub struct BindingRunResult {
     /// JSON of the first `Divergence`, for `replay`.
     pub divergence: Option<String>,
     pub stats: BindingStats,
-    pub failure_code: Option<String>,
+    pub failure_code: Option<ErrorCode>,
     pub failure_message: Option<String>,
 }
 
@@ -142,7 +144,7 @@ type MakeRunResultArgs = FnArgs<(
     bool,
     bool,
     bool,
-    Option<String>,
+    Option<ErrorCode>,
     Option<String>,
 )>;
 
@@ -202,7 +204,7 @@ impl ToNapiValue for BindingRunResult {
         let make = MAKE_RUN_RESULT
             .with(|slot| slot.borrow().as_ref().map(|make| make.borrow_back(&env)))
             .ok_or_else(|| {
-            Error::new(Status::GenericFailure, "INTERNAL: no run result maker is registered")
+            Error::new(Status::GenericFailure, "no run result maker is registered")
         })??;
         let (name, message, stack) = match val.error {
             Some(e) => (Some(e.name), Some(e.message), Some(e.stack)),
@@ -266,7 +268,7 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
     })
 }
 
-fn from_report(report: RunReport, failure: Option<(String, String)>) -> BindingRunResult {
+fn from_report(report: RunReport, failure: Option<(ErrorCode, String)>) -> BindingRunResult {
     let (failure_code, failure_message) = failure.unzip();
     let (tool_calls, tool_call_texts) = records::to_json(&report.tool_calls);
     BindingRunResult {
@@ -293,7 +295,7 @@ fn from_report(report: RunReport, failure: Option<(String, String)>) -> BindingR
 }
 
 fn from_failure(failure: RunFailure) -> BindingRunResult {
-    let code = failure.code.as_str().to_string();
+    let code = ErrorCode::from(failure.code);
     let report = failure.partial.map(|p| *p).unwrap_or_else(|| RunReport {
         exit_code: 1,
         stdout: String::new(),
@@ -312,80 +314,60 @@ fn from_failure(failure: RunFailure) -> BindingRunResult {
 struct NodeTools {
     dispatcher: Arc<Dispatcher>,
     record_hook: bool,
+    /// Each tool's index in the policy's list as `js/` gave it, by its
+    /// canonical name: a message names its tool by index.
+    index: HashMap<String, u32>,
 }
 
 impl NodeTools {
     /// Sends at once (not when the reply is first awaited), so tools run
     /// while the guest goes on. The receiver goes straight into the caller's
     /// one boxed future.
-    fn send(&self, text: String) -> tokio::sync::oneshot::Receiver<String> {
-        let (tx, rx) = tokio::sync::oneshot::channel::<String>();
-        self.dispatcher.send(Message { text, reply: Some(tx) });
+    fn send(&self, kind: MessageKind, call: &ToolInvocation) -> tokio::sync::oneshot::Receiver<(Reply, String)> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.dispatcher.send(Message {
+            kind,
+            // Every allowed call names a registered tool; `u32::MAX` would
+            // find no handler.
+            tool: self.index.get(&call.name).copied().unwrap_or(u32::MAX),
+            payload: call.args_json.clone(),
+            reply: Some(tx),
+        });
         rx
     }
 }
 
-/// `<kind>\n<name>\n<args>`, in one allocation: JavaScript parses only the
-/// arguments. A tool name is a dotted path of identifier characters (the
-/// policy checked it), so it holds no line break.
-fn call_message(kind: &str, call: &ToolInvocation) -> String {
-    let mut text = String::with_capacity(kind.len() + call.name.len() + call.args_json.len() + 2);
-    text.push_str(kind);
-    text.push('\n');
-    text.push_str(&call.name);
-    text.push('\n');
-    text.push_str(&call.args_json);
-    text
-}
-
 impl ToolHost for NodeTools {
     fn call(&self, call: &ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
-        let reply = self.send(call_message("call", call));
+        let reply = self.send(MessageKind::Call, call);
         Box::pin(async move {
-            // The dispatcher answers "o<json>" or "<code>\n<message>".
-            let Ok(reply) = reply.await else {
+            let Ok((reply, text)) = reply.await else {
                 return Err(ToolFailure::Failed("the tool could not be reached".into()));
             };
-            if reply.starts_with('o') {
-                let mut json = reply;
-                json.replace_range(..1, "");
-                return Ok(json);
+            // The runtime checks the result's size and that it is JSON.
+            match reply {
+                Reply::Result => Ok(text),
+                Reply::InvalidResult => Err(ToolFailure::InvalidResult(text)),
+                Reply::InvalidArguments => Err(ToolFailure::InvalidArguments(text)),
+                Reply::ToolError | Reply::Approved | Reply::Refused => Err(ToolFailure::Failed(text)),
             }
-            let (code, message) = reply.split_once('\n').unwrap_or(("TOOL_ERROR", reply.as_str()));
-            Err(match code {
-                "TOOL_RESULT_INVALID" => ToolFailure::InvalidResult(message.to_owned()),
-                "TOOL_RESULT_TOO_LARGE" => ToolFailure::TooLarge(message.to_owned()),
-                "INVALID_ARGUMENTS" => ToolFailure::InvalidArguments(message.to_owned()),
-                _ => ToolFailure::Failed(message.to_owned()),
-            })
         })
     }
 
     fn approve(&self, call: &ToolInvocation, capability_asks: bool) -> BoxFuture<bool> {
-        let kind = if capability_asks { "approve" } else { "approve-tool" };
-        let reply = self.send(call_message(kind, call));
-        Box::pin(async move { reply.await.as_deref() == Ok("true") })
+        let kind = if capability_asks { MessageKind::Approve } else { MessageKind::ApproveTool };
+        let reply = self.send(kind, call);
+        Box::pin(async move { matches!(reply.await, Ok((Reply::Approved, _))) })
     }
 
     fn record(&self, record: &ToolCallRecord) {
         if self.record_hook {
-            if let Ok(json) = serde_json::to_string(record) {
-                self.dispatcher.send(Message { text: format!("record\n{json}"), reply: None });
-            }
+            // The run's log and the hook write records the same way.
+            let (payload, texts) = records::to_json(std::slice::from_ref(record));
+            let kind = if texts.is_empty() { MessageKind::Record } else { MessageKind::RecordText };
+            self.dispatcher.send(Message { kind, tool: 0, payload, reply: None });
         }
     }
-}
-
-/// A sandbox failure outside a run, as a JavaScript error whose `code` is
-/// the napi status (`InvalidArg` for bad options) and whose message starts
-/// with cordon's code (`INVALID_SNAPSHOT: ...`).
-fn to_error(failure: RunFailure) -> Error {
-    let status = if failure.code == cordon_runtime::ErrorCode::InvalidOptions {
-        Status::InvalidArg
-    } else {
-        Status::GenericFailure
-    };
-    Error::new(status, format!("{}: {}", failure.code, failure.message))
 }
 
 fn to_tools(
@@ -398,14 +380,53 @@ fn to_tools(
     };
     let spec: PolicySpec =
         serde_json::from_str(&policy).map_err(|e| invalid(format!("invalid tools or capabilities: {e}")))?;
+    let index = spec
+        .tools
+        .iter()
+        .zip(0u32..)
+        .filter_map(|(tool, i)| Some((ToolName::parse(&tool.name).ok()?.into_string(), i)))
+        .collect();
     let policy = Policy::compile(spec).map_err(|e| invalid(e.message))?;
     Ok(Some(Tools {
         policy: Arc::new(policy),
         host: Arc::new(NodeTools {
             dispatcher: Arc::new(Dispatcher::new(&dispatch)?),
             record_hook: record_hook.unwrap_or(false),
+            index,
         }),
     }))
+}
+
+/// A sandbox from the runtime, or its failure as data.
+fn made(sandbox: std::result::Result<Sandbox, RunFailure>) -> Made {
+    match sandbox {
+        Ok(inner) => Either::A(NativeSandbox { inner: Arc::new(inner) }),
+        Err(failure) => Either::B(failure.into()),
+    }
+}
+
+/// The limits by their names in `BindingLimits`, in the order
+/// `NativeSandbox.limits()` gives their values.
+fn limit_values(l: &Limits) -> [(&'static str, u64); 11] {
+    [
+        ("timeoutMs", l.timeout_ms),
+        ("cpuMs", l.cpu_ms),
+        ("memoryBytes", l.memory_bytes),
+        ("outputBytes", l.output_bytes),
+        ("codeBytes", l.code_bytes),
+        ("toolCalls", l.tool_calls),
+        ("toolTimeoutMs", l.tool_timeout_ms),
+        ("toolResultBytes", l.tool_result_bytes),
+        ("fsBytes", l.fs_bytes),
+        ("fsFiles", l.fs_files),
+        ("traceBytes", l.trace_bytes),
+    ]
+}
+
+/// The names of the values `NativeSandbox.limits()` returns, in order.
+#[napi(ts_return_type = "Array<keyof BindingLimits>")]
+pub fn limit_keys() -> Vec<&'static str> {
+    limit_values(&Limits::default()).iter().map(|&(name, _)| name).collect()
 }
 
 /// Cancels one run (wired to an `AbortSignal` by `js/`).
@@ -438,70 +459,70 @@ impl NativeSandbox {
     /// Creates a sandbox: at once when the guest is ready, else a Promise
     /// (the guest is compiled or loaded on first use, off this thread).
     /// `policy` is the JSON of a `PolicySpec`; `dispatch` serves tool calls.
-    #[napi]
+    #[napi(ts_return_type = "NativeSandbox | BindingFailure | Promise<NativeSandbox | BindingFailure>")]
     pub fn create<'env>(
         env: &'env Env,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        dispatch: Option<Dispatch<'env>>,
+        #[napi(ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null")] dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
-    ) -> Result<Now<'env, NativeSandbox>> {
+    ) -> Result<Now<'env, Made>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
         let mounts = to_mounts(mounts);
-        let build = move || {
-            Sandbox::build_with_mounts(limits, tools, determinism, &mounts)
-                .map(|inner| NativeSandbox { inner: Arc::new(inner) })
-                .map_err(to_error)
-        };
+        let build = move || made(Sandbox::build_with_mounts(limits, tools, determinism, &mounts));
         if cordon_runtime::engine::is_ready(determinism.is_some()) {
-            build().map(Either::A)
+            Ok(Either::A(build()))
         } else {
-            env.spawn_future(async move { build() }).map(Either::B)
+            env.spawn_future(async move { Ok(build()) }).map(Either::B)
         }
     }
 
     /// Rebuilds a sandbox from `snapshot()` bytes, with the same arguments as `create`.
-    #[napi(ts_return_type = "Promise<NativeSandbox>")]
+    #[napi(ts_return_type = "Promise<NativeSandbox | BindingFailure>")]
     #[allow(clippy::too_many_arguments)]
     pub fn restore<'env>(
         env: &'env Env,
-        snapshot: Buffer,
+        #[napi(ts_arg_type = "Uint8Array")] snapshot: Buffer,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        dispatch: Option<Dispatch<'env>>,
+        #[napi(ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null")] dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
-        key: Option<Buffer>,
-    ) -> Result<PromiseRaw<'env, NativeSandbox>> {
+        #[napi(ts_arg_type = "Uint8Array | undefined | null")] key: Option<Buffer>,
+    ) -> Result<PromiseRaw<'env, Made>> {
         let limits = to_limits(limits)?;
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
         let mounts = to_mounts(mounts);
         let key = key.map(|k| k.to_vec());
         env.spawn_future(async move {
-            Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref())
-                .await
-                .map(|inner| NativeSandbox { inner: Arc::new(inner) })
-                .map_err(to_error)
+            Ok(made(
+                Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref()).await,
+            ))
         })
     }
 
-    /// Captures the session, with a MAC under `key` when given; the error
-    /// message starts with its code.
+    /// Captures the session, with a MAC under `key` when given.
     #[napi]
-    pub fn snapshot(&self, key: Option<Buffer>) -> Result<Buffer> {
-        self.inner.snapshot_keyed(key.as_deref()).map(Buffer::from).map_err(to_error)
+    pub fn snapshot(
+        &self,
+        #[napi(ts_arg_type = "Uint8Array | undefined | null")] key: Option<Buffer>,
+    ) -> Either<Buffer, BindingFailure> {
+        match self.inner.snapshot_keyed(key.as_deref()) {
+            Ok(bytes) => Either::A(bytes.into()),
+            Err(failure) => Either::B(failure.into()),
+        }
     }
 
-    /// Starts the session over; the error message starts with its code.
+    /// Starts the session over; returns why it could not.
     #[napi]
-    pub fn reset(&self) -> Result<()> {
-        self.inner.reset().map_err(to_error)
+    pub fn reset(&self) -> Option<BindingFailure> {
+        self.inner.reset().err().map(BindingFailure::from)
     }
 
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
@@ -509,7 +530,7 @@ impl NativeSandbox {
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
     /// nondeterministic input from it. The result comes at once when the run
     /// finishes in its first slice, else as a Promise.
-    #[napi]
+    #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
     pub fn run<'env>(
         &self,
         env: &'env Env,
@@ -550,32 +571,23 @@ impl NativeSandbox {
     /// One file-system request (JSON of `FsRequest`, plus the bytes of a
     /// write); returns the encoded reply (u32 LE length, JSON, read bytes).
     #[napi]
-    pub fn fs_request(&self, request: String, data: Option<Buffer>) -> Buffer {
+    pub fn fs_request(
+        &self,
+        request: String,
+        #[napi(ts_arg_type = "Uint8Array | undefined | null")] data: Option<Buffer>,
+    ) -> Buffer {
         let data = data.as_deref().unwrap_or_default();
         self.inner.fs_request(request.as_bytes(), data).into()
     }
 
     /// The sandbox's effective limits as numbers, in the order of
-    /// `BindingLimits`' fields (`LIMIT_KEYS` in `js/binding.ts`): one typed
-    /// array costs a fraction of an object of eleven properties built
-    /// through napi, which `Sandbox.create` pays for every sandbox.
+    /// `limitKeys()`: one typed array costs a fraction of an object of
+    /// eleven properties built through napi, which `Sandbox.create` pays for
+    /// every sandbox.
     #[napi]
     pub fn limits(&self) -> Float64Array {
-        let l = self.inner.limits();
-        let values = [
-            l.timeout_ms,
-            l.cpu_ms,
-            l.memory_bytes,
-            l.output_bytes,
-            l.code_bytes,
-            l.tool_calls,
-            l.tool_timeout_ms,
-            l.tool_result_bytes,
-            l.fs_bytes,
-            l.fs_files,
-            l.trace_bytes,
-        ];
-        Float64Array::new(values.iter().map(|&v| v as f64).collect())
+        let values = limit_values(self.inner.limits());
+        Float64Array::new(values.iter().map(|&(_, v)| v as f64).collect())
     }
 
     /// Restricts later runs to the language each is started in (no

@@ -49,8 +49,6 @@ pub enum ToolFailure {
     Failed(String),
     /// The tool returned something that is not JSON data (`TOOL_RESULT_INVALID`).
     InvalidResult(String),
-    /// The result is larger than the limit (`TOOL_RESULT_TOO_LARGE`).
-    TooLarge(String),
     /// The tool's own schema refused the arguments the policy allowed
     /// (`INVALID_ARGUMENTS`, reason `schema`); the tool did not run.
     InvalidArguments(String),
@@ -409,9 +407,6 @@ impl ToolState {
             }
             Ended::Answered(Err(ToolFailure::InvalidResult(message))) => {
                 error("TOOL_RESULT_INVALID", None, message)
-            }
-            Ended::Answered(Err(ToolFailure::TooLarge(message))) => {
-                error("TOOL_RESULT_TOO_LARGE", None, message)
             }
             Ended::Answered(Err(ToolFailure::InvalidArguments(message))) => {
                 error("INVALID_ARGUMENTS", Some("schema"), format!("{name}: {message}"))
