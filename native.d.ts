@@ -164,7 +164,10 @@ export declare const enum ErrorCode {
 /** The names of the values `NativeSandbox.limits()` returns, in order. */
 export declare function limitKeys(): Array<keyof BindingLimits>
 
-/** What a message to the JavaScript dispatcher asks (`js/dispatch.ts`). */
+/**
+ * What a message to the JavaScript dispatcher asks (`js/dispatch.ts`;
+ * `driver::MessageKind`).
+ */
 export declare const enum MessageKind {
   /** Run the tool `tool` with `payload`, the arguments' JSON; answered. */
   Call = 0,
@@ -187,7 +190,7 @@ export declare const enum MessageKind {
   RecordText = 4,
 }
 
-/** What the dispatcher queues after it settled calls. */
+/** What the dispatcher queues after it settled calls (`driver::Next`). */
 export declare const enum Next {
   /** Nothing: the runs went on already, or nothing is ready. */
   Nothing = 0,
@@ -206,7 +209,10 @@ export declare const enum Next {
  */
 export declare function precompileGuest(dir: string, target?: string | undefined | null, cpuFlags?: Array<string> | undefined | null): Array<string>
 
-/** How the dispatcher answers a message; the text goes beside it. */
+/**
+ * How the dispatcher answers a message; the text goes beside it
+ * (`driver::Reply`).
+ */
 export declare const enum Reply {
   /** The tool's result; the text is its JSON (checked by the runtime). */
   Result = 0,
@@ -245,12 +251,9 @@ export declare function setPrebuiltDir(dir: string): boolean
 export declare function setRunResultMaker(make: (...fields: any[]) => unknown): void
 
 /**
- * A tool's answer, from the dispatcher. `last` says no other call of the
- * sandbox is in flight: then nothing else will settle in this microtask
- * round, and the runs this answer made ready go on at once (a sequence of
- * awaited calls costs no extra microtask). Otherwise they wait for one
- * `drainReady` microtask, which takes every reply settled before it.
- * Returns what to queue.
+ * A tool's answer, from the dispatcher (see `cordon_runtime::driver::settle`):
+ * `last` says no other call of the sandbox is in flight. Returns what to
+ * queue.
  */
 export declare function settleToolCall(token: number, reply: Reply, text: string, last: boolean): Next
 

@@ -4,18 +4,17 @@
 //! lives in `cordon-runtime`.
 
 pub mod driver;
-mod records;
 mod wire;
 
 use std::{cell::RefCell, collections::HashMap, sync::Arc};
 
+use cordon_runtime::driver::{Dispatcher, Message, MessageKind, Reply};
 use cordon_runtime::{
     policy::{Policy, PolicySpec, ToolName},
     BoxFuture, CancelFlag, Determinism, Language, Limits, MountSpec, RunFailure, RunReport, Sandbox,
     ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, Trace, TraceMode, TRACE_VERSION,
 };
-use driver::{DispatchArgs, Dispatcher, Message, Now};
-use wire::{BindingFailure, ErrorCode, MessageKind, Reply};
+use driver::{DispatchArgs, Now};
 use napi::{
     bindgen_prelude::{
         Buffer, Either, Float64Array, FnArgs, Function, FunctionRef, JsValue, PromiseRaw, ToNapiValue,
@@ -24,6 +23,7 @@ use napi::{
     Env, Error, Result, Status,
 };
 use napi_derive::napi;
+use wire::{BindingFailure, ErrorCode};
 
 /// The JavaScript side of tool calls (`js/dispatch.ts`): see [`DispatchArgs`].
 type Dispatch<'env> = Function<'env, DispatchArgs, ()>;
@@ -201,11 +201,10 @@ impl ToNapiValue for BindingRunResult {
         let env = Env::from_raw(env);
         // Taken out of the slot first: the slot is not borrowed while
         // JavaScript runs.
-        let make = MAKE_RUN_RESULT
-            .with(|slot| slot.borrow().as_ref().map(|make| make.borrow_back(&env)))
-            .ok_or_else(|| {
-            Error::new(Status::GenericFailure, "no run result maker is registered")
-        })??;
+        let make =
+            MAKE_RUN_RESULT
+                .with(|slot| slot.borrow().as_ref().map(|make| make.borrow_back(&env)))
+                .ok_or_else(|| Error::new(Status::GenericFailure, "no run result maker is registered"))??;
         let (name, message, stack) = match val.error {
             Some(e) => (Some(e.name), Some(e.message), Some(e.stack)),
             None => (None, None, None),
@@ -270,7 +269,7 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
 
 fn from_report(report: RunReport, failure: Option<(ErrorCode, String)>) -> BindingRunResult {
     let (failure_code, failure_message) = failure.unzip();
-    let (tool_calls, tool_call_texts) = records::to_json(&report.tool_calls);
+    let (tool_calls, tool_call_texts) = cordon_runtime::records::to_json(&report.tool_calls);
     BindingRunResult {
         exit_code: report.exit_code,
         stdout: report.stdout,
@@ -323,7 +322,11 @@ impl NodeTools {
     /// Sends at once (not when the reply is first awaited), so tools run
     /// while the guest goes on. The receiver goes straight into the caller's
     /// one boxed future.
-    fn send(&self, kind: MessageKind, call: &ToolInvocation) -> tokio::sync::oneshot::Receiver<(Reply, String)> {
+    fn send(
+        &self,
+        kind: MessageKind,
+        call: &ToolInvocation,
+    ) -> tokio::sync::oneshot::Receiver<(Reply, String)> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.dispatcher.send(Message {
             kind,
@@ -363,7 +366,7 @@ impl ToolHost for NodeTools {
     fn record(&self, record: &ToolCallRecord) {
         if self.record_hook {
             // The run's log and the hook write records the same way.
-            let (payload, texts) = records::to_json(std::slice::from_ref(record));
+            let (payload, texts) = cordon_runtime::records::to_json(std::slice::from_ref(record));
             let kind = if texts.is_empty() { MessageKind::Record } else { MessageKind::RecordText };
             self.dispatcher.send(Message { kind, tool: 0, payload, reply: None });
         }
@@ -390,7 +393,7 @@ fn to_tools(
     Ok(Some(Tools {
         policy: Arc::new(policy),
         host: Arc::new(NodeTools {
-            dispatcher: Arc::new(Dispatcher::new(&dispatch)?),
+            dispatcher: driver::dispatcher(&dispatch)?,
             record_hook: record_hook.unwrap_or(false),
             index,
         }),
@@ -464,7 +467,10 @@ impl NativeSandbox {
         env: &'env Env,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        #[napi(ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null")] dispatch: Option<Dispatch<'env>>,
+        #[napi(
+            ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null"
+        )]
+        dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
@@ -489,7 +495,10 @@ impl NativeSandbox {
         #[napi(ts_arg_type = "Uint8Array")] snapshot: Buffer,
         limits: Option<BindingLimits>,
         policy: Option<String>,
-        #[napi(ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null")] dispatch: Option<Dispatch<'env>>,
+        #[napi(
+            ts_arg_type = "((kind: MessageKind | Float64Array, tool: number, payload: string | string[], token: number) => void) | undefined | null"
+        )]
+        dispatch: Option<Dispatch<'env>>,
         record_hook: Option<bool>,
         deterministic: Option<BindingDeterminism>,
         mounts: Option<Vec<BindingMount>>,
@@ -502,7 +511,8 @@ impl NativeSandbox {
         let key = key.map(|k| k.to_vec());
         env.spawn_future(async move {
             Ok(made(
-                Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref()).await,
+                Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref())
+                    .await,
             ))
         })
     }

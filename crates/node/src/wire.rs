@@ -1,11 +1,15 @@
-//! What crosses between the addon and `js/`, defined once: napi-rs writes
-//! each of these into `native.d.ts`, which is the only description of the
-//! native module that `js/` reads (numeric enums as `const enum`, inlined by
-//! `tsc`).
+//! What crosses between the addon and `js/`: napi-rs writes each of these
+//! into `native.d.ts`, which is the only description of the native module
+//! that `js/` reads (numeric enums as `const enum`, inlined by `tsc`). The
+//! enums are the runtime's (`cordon_runtime::driver`, `ErrorCode`) given to
+//! napi-rs; the conversions below match every variant, so the compiler
+//! notices a variant added on one side only.
 
+use cordon_runtime::driver;
 use napi_derive::napi;
 
-/// What a message to the JavaScript dispatcher asks (`js/dispatch.ts`).
+/// What a message to the JavaScript dispatcher asks (`js/dispatch.ts`;
+/// `driver::MessageKind`).
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MessageKind {
@@ -24,7 +28,8 @@ pub enum MessageKind {
     RecordText,
 }
 
-/// How the dispatcher answers a message; the text goes beside it.
+/// How the dispatcher answers a message; the text goes beside it
+/// (`driver::Reply`).
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reply {
@@ -43,7 +48,7 @@ pub enum Reply {
     InvalidResult,
 }
 
-/// What the dispatcher queues after it settled calls.
+/// What the dispatcher queues after it settled calls (`driver::Next`).
 #[napi]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
@@ -75,6 +80,42 @@ pub enum ErrorCode {
     ToolCallLimit,
     TraceLimit,
     Internal,
+}
+
+impl From<driver::MessageKind> for MessageKind {
+    fn from(kind: driver::MessageKind) -> Self {
+        use driver::MessageKind as K;
+        match kind {
+            K::Call => Self::Call,
+            K::Approve => Self::Approve,
+            K::ApproveTool => Self::ApproveTool,
+            K::Record => Self::Record,
+            K::RecordText => Self::RecordText,
+        }
+    }
+}
+
+impl From<Reply> for driver::Reply {
+    fn from(reply: Reply) -> Self {
+        match reply {
+            Reply::Result => Self::Result,
+            Reply::Approved => Self::Approved,
+            Reply::Refused => Self::Refused,
+            Reply::ToolError => Self::ToolError,
+            Reply::InvalidArguments => Self::InvalidArguments,
+            Reply::InvalidResult => Self::InvalidResult,
+        }
+    }
+}
+
+impl From<driver::Next> for Next {
+    fn from(next: driver::Next) -> Self {
+        match next {
+            driver::Next::Nothing => Self::Nothing,
+            driver::Next::Drain => Self::Drain,
+            driver::Next::Later => Self::Later,
+        }
+    }
 }
 
 impl From<cordon_runtime::ErrorCode> for ErrorCode {

@@ -18,6 +18,7 @@
 
 mod cache;
 mod cpu;
+pub mod driver;
 pub mod engine;
 mod entropy;
 mod error;
@@ -30,6 +31,7 @@ mod pending;
 pub mod prebuilt;
 mod preinit;
 pub mod reaper;
+pub mod records;
 mod sandbox;
 mod snapshot;
 mod ticker;

@@ -1,25 +1,26 @@
-//! A run's tool-call log as one JSON text, for `JSON.parse` in
-//! `js/binding.ts`. A thousand records cost JavaScript one parse instead of a
-//! thousand objects built property by property through napi and a thousand
-//! parses of their arguments.
+//! A run's tool-call log as one JSON text, for the embedder to parse in one
+//! go (`JSON.parse` in `js/binding.ts`): a thousand records cost JavaScript
+//! one parse instead of a thousand objects built property by property and a
+//! thousand parses of their arguments. The log of a run and each record
+//! given to `onToolCall` are written here.
 //!
-//! Each record has the shape and key order of `ToolCallRecord` in
-//! `js/binding.ts`: `tool`, `args`, `decision`, `durationMs`, then `reason`,
+//! Each record has the shape and key order of the public `ToolCallRecord`
+//! (`js/types.ts`): `tool`, `args`, `decision`, `durationMs`, then `reason`,
 //! `code`, `message` and `resultBytes` when set. An allowed call's arguments
 //! are the policy's own serialisation of the validated value, so they are
 //! written as they are (after a check that they are JSON). Any other
 //! arguments (a denied call's text, cut at 1 KiB) are written as a string,
-//! and their index goes into the returned list: JavaScript parses those
-//! itself and keeps the text when it is not JSON, as it always did.
+//! and their index goes into the returned list: the embedder parses those
+//! itself and keeps the text when it is not JSON.
 
 use std::fmt::Write as _;
 
-use cordon_runtime::ToolCallRecord;
+use crate::ToolCallRecord;
 use serde::de::IgnoredAny;
 
 /// `(json, texts)`: the records as a JSON array, and the indices of records
 /// whose `args` is the text of the arguments rather than their value.
-pub(crate) fn to_json(records: &[ToolCallRecord]) -> (String, Vec<u32>) {
+pub fn to_json(records: &[ToolCallRecord]) -> (String, Vec<u32>) {
     let mut out =
         String::with_capacity(2 + records.iter().map(|r| r.args.len() + r.tool.len() + 64).sum::<usize>());
     let mut texts = Vec::new();
