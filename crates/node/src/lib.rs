@@ -479,7 +479,16 @@ impl NativeSandbox {
         let tools = to_tools(policy, dispatch, record_hook)?;
         let determinism = to_determinism(deterministic)?;
         let mounts = to_mounts(mounts);
-        let build = move || made(Sandbox::build_with_mounts(limits, tools, determinism, &mounts));
+        let build = move || {
+            made(
+                Sandbox::builder()
+                    .limits(limits)
+                    .tools(tools)
+                    .determinism(determinism)
+                    .mounts(&mounts)
+                    .build(),
+            )
+        };
         if cordon_runtime::engine::is_ready(determinism.is_some()) {
             Ok(Either::A(build()))
         } else {
@@ -511,7 +520,12 @@ impl NativeSandbox {
         let key = key.map(|k| k.to_vec());
         env.spawn_future(async move {
             Ok(made(
-                Sandbox::restore_with_mounts(&snapshot, limits, tools, determinism, &mounts, key.as_deref())
+                Sandbox::builder()
+                    .limits(limits)
+                    .tools(tools)
+                    .determinism(determinism)
+                    .mounts(&mounts)
+                    .restore(&snapshot, key.as_deref())
                     .await,
             ))
         })

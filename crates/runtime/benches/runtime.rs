@@ -80,7 +80,7 @@ fn main() {
         let r = rt.block_on(sb.run("echo hi", Language::Shell, CancelFlag::new())).unwrap();
         assert_eq!(r.stdout, "hi\n");
     });
-    let tools = Sandbox::with_tools(Limits::default(), add_tools()).unwrap();
+    let tools = Sandbox::builder().tools(add_tools()).build().unwrap();
     bench(&filter, "tool call: 100 sequential add() per call", 30, 1, || {
         let r = run(
             &tools,

@@ -40,8 +40,8 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
 /// CPU used by one run, shared between the poll wrapper and the epoch
 /// callback (which runs inside a poll, on the polling thread).
 ///
-/// Reading the thread's CPU clock is a system call (about 1 µs on the
-/// 2-core VM of BENCHMARKS.md), so a poll does not read it up front. Until
+/// Reading the thread's CPU clock is a system call (a microsecond or so on a
+/// VM), so a poll does not read it up front. Until
 /// the poll's first epoch tick its time is charged at wall time, an upper
 /// bound of its CPU time (the two differ only while the thread is
 /// descheduled); the tick reads the CPU clock, and from there on the poll is

@@ -925,12 +925,8 @@ mod tests {
     #[test]
     fn a_poll_that_panics_ends_the_run_with_its_panic_value() {
         let js = js();
-        let started = start(
-            &js,
-            async { panic!("bug") },
-            || "panicked",
-            || -> Result<Settle<&str>, ()> { Err(()) },
-        );
+        let started =
+            start(&js, async { panic!("bug") }, || "panicked", || -> Result<Settle<&str>, ()> { Err(()) });
         assert!(matches!(started, Ok(Started::Ready("panicked"))));
     }
 }

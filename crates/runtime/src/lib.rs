@@ -47,7 +47,7 @@ pub use entropy::Determinism;
 pub use error::{ErrorCode, RunFailure};
 pub use limits::Limits;
 pub use mounts::{MountSpec, Tree};
-pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox, TraceMode};
+pub use sandbox::{CancelFlag, RunReport, RunStats, Sandbox, SandboxBuilder, TraceMode};
 pub use tools::{
     BoxFuture, ToolCallRecord, ToolFailure, ToolHost, ToolInvocation, Tools, LOG_BYTES, LOG_ENTRIES,
     MAX_DENIED_PER_RUN,

@@ -2,8 +2,9 @@
 //! idle work scheduled with [`schedule`] (trimming idle sandboxes' memory).
 //!
 //! Dropping a guest gives its memory slot back to the pooling allocator,
-//! which copies the pages the guest wrote back from the image: about 20 µs
-//! for a small run, that `close()` need not spend on the caller's thread.
+//! which copies the pages the guest wrote back from the image: tens of
+//! microseconds for a small run, that `close()` need not spend on the
+//! caller's thread.
 //! The backlog is bounded: past [`BACKLOG`] guests waiting, or without the
 //! thread, a guest is dropped where it was handed over. An instantiation
 //! that finds every slot taken waits for the backlog ([`drain`]) and tries
@@ -23,9 +24,8 @@ use std::{
 const BACKLOG: usize = 16;
 /// How often the thread looks at the queue while sandboxes are being closed.
 /// Waking it for every guest would cost `close()` a system call and, on a
-/// VM, an interrupt to another core (about 9 µs on the 2-core machine of
-/// BENCHMARKS.md), half of what the thread saves it; it is woken only when
-/// [`WAKE_AT`] guests wait.
+/// VM, an interrupt to another core: several microseconds, a large share of
+/// what the thread saves it. It is woken only when [`WAKE_AT`] guests wait.
 const POLL: Duration = Duration::from_millis(1);
 /// Guests waiting at which the thread is woken before its next poll.
 const WAKE_AT: usize = 4;

@@ -244,30 +244,71 @@ fn trim_when_idle(slot: &std::sync::Weak<Mutex<Slot>>, pristine: trim::Pristine)
     }
 }
 
+/// How a sandbox is made: [`Sandbox::builder`], the settings that differ
+/// from the defaults, then [`build`](Self::build) or
+/// [`restore`](Self::restore). The defaults: [`Limits::default`], no tools
+/// (every call is denied), the real clock and randomness, and no mounts.
+#[derive(Default)]
+pub struct SandboxBuilder<'a> {
+    limits: Limits,
+    tools: Option<Tools>,
+    determinism: Option<Determinism>,
+    mounts: &'a [MountSpec],
+}
+
+impl<'a> SandboxBuilder<'a> {
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The tools the guest may call, as their policy allows.
+    pub fn tools(mut self, tools: impl Into<Option<Tools>>) -> Self {
+        self.tools = tools.into();
+        self
+    }
+
+    /// A deterministic clock and randomness: a fresh instance then starts
+    /// from the same state.
+    pub fn determinism(mut self, determinism: impl Into<Option<Determinism>>) -> Self {
+        self.determinism = determinism.into();
+        self
+    }
+
+    /// Host directories mounted into the tree.
+    pub fn mounts(mut self, mounts: &'a [MountSpec]) -> Self {
+        self.mounts = mounts;
+        self
+    }
+
+    /// Creates the sandbox after checking its settings. The guest is
+    /// instantiated by the first run.
+    pub fn build(self) -> Result<Sandbox, RunFailure> {
+        Sandbox::build(self.limits, self.tools, self.determinism, self.mounts)
+    }
+
+    /// Rebuilds a session from [`Sandbox::snapshot`] bytes, its MAC checked
+    /// against `key` when one is given. The snapshot holds the in-memory
+    /// files, overlays included, not mounts. The tools' policy must be the
+    /// one the snapshot was taken with (the same digest), so that its
+    /// budgets are those of the same capabilities.
+    pub async fn restore(self, bytes: &[u8], key: Option<&[u8]>) -> Result<Sandbox, RunFailure> {
+        Sandbox::restore(bytes, self.limits, self.tools, self.determinism, self.mounts, key).await
+    }
+}
+
 impl Sandbox {
-    /// Creates a sandbox after checking its limits. The guest is instantiated
-    /// by the first run.
+    /// A sandbox with `limits` and the other defaults of [`SandboxBuilder`].
     pub fn new(limits: Limits) -> Result<Self, RunFailure> {
-        Self::build(limits, None, None)
+        Self::builder().limits(limits).build()
     }
 
-    /// Creates a sandbox whose guest may call `tools` as their policy allows.
-    pub fn with_tools(limits: Limits, tools: Tools) -> Result<Self, RunFailure> {
-        Self::build(limits, Some(tools), None)
+    /// Starts a [`SandboxBuilder`], with the defaults.
+    pub fn builder<'a>() -> SandboxBuilder<'a> {
+        SandboxBuilder::default()
     }
 
-    /// Creates a sandbox with optional tools and optional deterministic clock
-    /// and randomness (a fresh instance then starts from the same state).
-    pub fn build(
-        limits: Limits,
-        tools: Option<Tools>,
-        determinism: Option<Determinism>,
-    ) -> Result<Self, RunFailure> {
-        Self::build_with_mounts(limits, tools, determinism, &[])
-    }
-
-    /// [`build`](Self::build), with host directories mounted into the tree.
-    pub fn build_with_mounts(
+    fn build(
         limits: Limits,
         tools: Option<Tools>,
         determinism: Option<Determinism>,
@@ -343,7 +384,7 @@ impl Sandbox {
     }
 
     /// [`snapshot`](Self::snapshot), with a MAC under `key` (at least 16
-    /// bytes) that [`restore_with_mounts`](Self::restore_with_mounts) checks
+    /// bytes) that [`SandboxBuilder::restore`] checks
     /// when given the same key.
     pub fn snapshot_keyed(&self, key: Option<&[u8]>) -> Result<Vec<u8>, RunFailure> {
         let slot = self.lock();
@@ -360,23 +401,7 @@ impl Sandbox {
         crate::snapshot::encode(&crate::snapshot::Parts { policy, fs, budgets, memory }, key)
     }
 
-    /// Rebuilds a session from [`snapshot`](Self::snapshot) bytes, with these
-    /// limits and tools (the same capabilities as when it was taken).
-    pub async fn restore(
-        bytes: &[u8],
-        limits: Limits,
-        tools: Option<Tools>,
-        determinism: Option<Determinism>,
-    ) -> Result<Self, RunFailure> {
-        Self::restore_with_mounts(bytes, limits, tools, determinism, &[], None).await
-    }
-
-    /// [`restore`](Self::restore), with host directories mounted (the
-    /// snapshot holds the in-memory files, overlays included, not mounts),
-    /// and the snapshot's MAC checked against `key` when one is given. The
-    /// tools' policy must be the one the snapshot was taken with (the same
-    /// digest), so that its budgets are those of the same capabilities.
-    pub async fn restore_with_mounts(
+    async fn restore(
         bytes: &[u8],
         limits: Limits,
         tools: Option<Tools>,
@@ -385,7 +410,7 @@ impl Sandbox {
         key: Option<&[u8]>,
     ) -> Result<Self, RunFailure> {
         let parts = crate::snapshot::decode(bytes, policy_digest(tools.as_ref()), key)?;
-        let sandbox = Self::build_with_mounts(limits, tools, determinism, mounts)?;
+        let sandbox = Self::build(limits, tools, determinism, mounts)?;
         {
             let mut tree = sandbox.fs.lock().unwrap_or_else(|e| e.into_inner());
             let quotas = *tree.memory().quotas();

@@ -18,7 +18,7 @@ pub(crate) const TICK: Duration = Duration::from_millis(1);
 /// Ticks the thread goes on for once no run is active, so that runs in quick
 /// succession find it awake: waking a sleeping thread costs the thread that
 /// starts a run a system call and, on a VM, an interrupt to another core
-/// (about 9 µs on the 2-core machine of BENCHMARKS.md).
+/// (several microseconds).
 const LINGER_TICKS: u32 = 100;
 
 #[derive(Default)]

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use cordon_runtime::{
     policy::{Policy, PolicySpec},
-    BoxFuture, CancelFlag, Language, Limits, Sandbox, ToolFailure, ToolHost, ToolInvocation, Tools,
+    BoxFuture, CancelFlag, Language, Sandbox, ToolFailure, ToolHost, ToolInvocation, Tools,
 };
 use proptest::prelude::*;
 
@@ -42,7 +42,7 @@ proptest! {
         })).unwrap();
         let host = Arc::new(Recorder::default());
         let tools = Tools { policy: Arc::new(Policy::compile(spec).unwrap()), host: host.clone() };
-        let sandbox = Sandbox::with_tools(Limits::default(), tools).unwrap();
+        let sandbox = Sandbox::builder().tools(tools).build().unwrap();
         let lines: Vec<String> = calls.iter().map(|(which, amount, usd)| {
             let currency = if *usd { "USD" } else { "EUR" };
             format!("tools.call({:?}, {{ amount: {amount}, currency: {currency:?} }}).then(() => 'ok', (e) => e.code)", NAMES[*which])

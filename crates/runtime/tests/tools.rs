@@ -41,7 +41,7 @@ fn sandbox(limits: Limits, policy: serde_json::Value) -> (Sandbox, Arc<Host>) {
     let spec: PolicySpec = serde_json::from_value(policy).unwrap();
     let host = Arc::new(Host::default());
     let tools = Tools { policy: Arc::new(Policy::compile(spec).unwrap()), host: host.clone() };
-    (Sandbox::with_tools(limits, tools).unwrap(), host)
+    (Sandbox::builder().limits(limits).tools(tools).build().unwrap(), host)
 }
 
 async fn run(sb: &Sandbox, code: &str) -> cordon_runtime::RunReport {

@@ -91,7 +91,7 @@ fn trimming_drops_only_unchanged_pages_and_keeps_the_session() {
     );
 
     // A restored session's memory is a copy, every page its own until trimmed.
-    let restored = rt.block_on(Sandbox::restore(&image, Limits::default(), None, None)).unwrap();
+    let restored = rt.block_on(Sandbox::builder().restore(&image, None)).unwrap();
     let copied = restored.private_pages().unwrap();
     let dropped = restored.trim_memory().unwrap();
     assert!(dropped > copied / 2, "dropped {dropped} of {copied} pages of a restored session");
@@ -189,7 +189,7 @@ fn a_bad_idle_setting_is_refused_at_create() {
 #[test]
 fn a_deterministic_sandbox_is_not_trimmed() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let sb = Sandbox::build(Limits::default(), None, Some(Determinism { seed: 7, start_ms: 0 })).unwrap();
+    let sb = Sandbox::builder().determinism(Determinism { seed: 7, start_ms: 0 }).build().unwrap();
     let report = run(&rt, &sb, "console.log('hi')");
     assert_eq!((report.exit_code, report.stdout.as_str()), (0, "hi\n"));
     assert_eq!(sb.trim_memory(), None);
