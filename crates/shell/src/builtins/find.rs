@@ -2,15 +2,17 @@
 //! like GNU find. Directories are read in name order (GNU uses the order
 //! the directory stores, which is unspecified).
 //!
-//! Sizes, modes and owners are the emulated ones of `stat.rs` (a directory
+//! Sizes, modes and owners are the emulated ones of `common/fs.rs` (a directory
 //! is 4096 bytes, files are `644`, directories `755`, the owner `user`).
 
 use regex::Regex;
 
 use super::args::{self, Spec};
-use super::stat::{
-    apparent_size, base_name, civil, disk_kib, join, mode_string, nlink, stat_path, OWNER, UID,
+use super::common::fs::{
+    apparent_size, base_name, disk_kib, join, mode_string, nlink, stat_path, OWNER, UID,
 };
+use super::common::printf_format::{directive, escape, pad};
+use super::common::time::{civil, MONTHS};
 use super::xargs::runnable;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
@@ -842,27 +844,12 @@ fn printf(ctx: &mut Ctx, fmt: &[char], f: &Entry) -> String {
         let c = fmt[i];
         if c == '\\' {
             i += 1;
+            if let Some((e, next)) = escape(fmt, i) {
+                out.push(e);
+                i = next;
+                continue;
+            }
             match fmt.get(i) {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some('r') => out.push('\r'),
-                Some('a') => out.push('\x07'),
-                Some('b') => out.push('\x08'),
-                Some('f') => out.push('\x0c'),
-                Some('v') => out.push('\x0b'),
-                Some('\\') => out.push('\\'),
-                Some('0') if !fmt.get(i + 1).is_some_and(|d| d.is_digit(8)) => out.push('\0'),
-                Some(d) if d.is_digit(8) => {
-                    let mut v = 0u32;
-                    let mut n = 0;
-                    while n < 3 && fmt.get(i).is_some_and(|d| d.is_digit(8)) {
-                        v = v * 8 + fmt[i].to_digit(8).unwrap_or(0);
-                        i += 1;
-                        n += 1;
-                    }
-                    out.push(char::from_u32(v).unwrap_or('?'));
-                    continue;
-                }
                 Some('c') => return out,
                 Some(other) => {
                     out.push('\\');
@@ -879,27 +866,8 @@ fn printf(ctx: &mut Ctx, fmt: &[char], f: &Entry) -> String {
             continue;
         }
         let start = i;
-        i += 1;
-        let mut left = false;
-        while let Some(&fl) = fmt.get(i) {
-            match fl {
-                '-' => left = true,
-                '+' | ' ' | '#' | '0' => {}
-                _ => break,
-            }
-            i += 1;
-        }
-        let mut width = 0usize;
-        while let Some(d) = fmt.get(i).and_then(|d| d.to_digit(10)) {
-            width = width.saturating_mul(10).saturating_add(d as usize).min(4096);
-            i += 1;
-        }
-        if fmt.get(i) == Some(&'.') {
-            i += 1;
-            while fmt.get(i).is_some_and(|d| d.is_ascii_digit()) {
-                i += 1;
-            }
-        }
+        let (d, at) = directive(fmt, i + 1, "-+ #0");
+        i = at;
         let Some(&conv) = fmt.get(i) else {
             out.extend(&fmt[start..]);
             break;
@@ -942,16 +910,7 @@ fn printf(ctx: &mut Ctx, fmt: &[char], f: &Entry) -> String {
                 fmt[start..i].iter().collect()
             }
         };
-        let len = value.chars().count();
-        if len >= width {
-            out.push_str(&value);
-        } else if left {
-            out.push_str(&value);
-            out.extend(std::iter::repeat_n(' ', width - len));
-        } else {
-            out.extend(std::iter::repeat_n(' ', width - len));
-            out.push_str(&value);
-        }
+        pad(&mut out, &value, d.width, d.left, false);
     }
     out
 }
@@ -967,7 +926,7 @@ fn ctime(ms: u64) -> String {
     let secs = (ms / 1000) as i64;
     let (y, mo, d, h, mi, s) = civil(secs);
     let wd = DAYS[(secs.div_euclid(86_400).rem_euclid(7)) as usize];
-    let month = super::stat::MONTHS[(mo as usize).saturating_sub(1).min(11)];
+    let month = MONTHS[(mo as usize).saturating_sub(1).min(11)];
     format!("{wd} {month} {d:>2} {h:02}:{mi:02}:{s:02}.{} {y}", frac(ms))
 }
 
@@ -987,7 +946,7 @@ fn time_part(ms: u64, k: char) -> String {
         'F' => format!("{y:04}-{mo:02}-{d:02}"),
         'D' => format!("{mo:02}/{d:02}/{:02}", y.rem_euclid(100)),
         'y' => format!("{:02}", y.rem_euclid(100)),
-        'b' | 'h' => super::stat::MONTHS[(mo as usize).saturating_sub(1).min(11)].to_string(),
+        'b' | 'h' => MONTHS[(mo as usize).saturating_sub(1).min(11)].to_string(),
         'a' => DAYS[(secs.div_euclid(86_400).rem_euclid(7)) as usize].to_string(),
         's' => secs.to_string(),
         'k' => format!("{h:>2}"),

@@ -1,7 +1,7 @@
 //! `grep`: GNU grep over the sandbox's files (C locale, bytes).
 //!
 //! Patterns are POSIX basic (default) or extended (`-E`) regular
-//! expressions translated to the `regex` crate (see `grep_regex.rs`), fixed
+//! expressions translated to the `regex` crate (see `common/posix_regex.rs`), fixed
 //! strings (`-F`), or the `regex` crate's own syntax (`-P`, which has no
 //! look-around and no back-references). Back-references in BRE/ERE
 //! patterns are not supported (a clear error, status 2).
@@ -11,16 +11,13 @@
 //! cost nothing beyond the regex scan (no per-line allocation or call).
 
 use super::args::{self, HasArg, Spec};
+use super::common::bytes::{count_byte, memchr, memrchr};
+use super::common::posix_regex::{self as posix, Dialect, Options as RxOptions, Syntax};
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::pattern::fnmatch;
 use crate::system::Kind;
 use regex::bytes::{CaptureLocations, Regex};
-
-#[path = "grep_regex.rs"]
-pub(crate) mod posix;
-
-use posix::{Dialect, Options as RxOptions, Syntax};
 
 pub const BUILTIN: Builtin = Builtin { name: "grep", run, help: HELP, help_flag: true };
 
@@ -269,7 +266,7 @@ impl Matcher {
         if e >= buf.len() && buf[buf.len() - 1] == b'\n' {
             return None;
         }
-        let ls = match memrchr_nl(&buf[pos..e]) {
+        let ls = match memrchr(b'\n', &buf[pos..e]) {
             Some(k) => pos + k + 1,
             None => pos,
         };
@@ -324,64 +321,10 @@ impl Matcher {
 }
 
 fn line_end(buf: &[u8], from: usize) -> usize {
-    match memchr_nl(&buf[from..]) {
+    match memchr(b'\n', &buf[from..]) {
         Some(k) => from + k,
         None => buf.len(),
     }
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-const NL: u64 = 0x0a0a_0a0a_0a0a_0a0a;
-
-/// Whether some byte of `w` is a newline.
-#[inline]
-fn has_nl(w: u64) -> bool {
-    let x = w ^ NL;
-    x.wrapping_sub(LO) & !x & HI != 0
-}
-
-#[inline]
-fn word(chunk: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(chunk);
-    u64::from_le_bytes(b)
-}
-
-/// The first newline in `bytes` (eight bytes at a time: wasm has no SIMD).
-pub(crate) fn memchr_nl(bytes: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i + 8 <= bytes.len() {
-        if has_nl(word(&bytes[i..i + 8])) {
-            break;
-        }
-        i += 8;
-    }
-    bytes[i..].iter().position(|&b| b == b'\n').map(|k| i + k)
-}
-
-/// The last newline in `bytes`.
-pub(crate) fn memrchr_nl(bytes: &[u8]) -> Option<usize> {
-    let mut end = bytes.len();
-    while end >= 8 {
-        if has_nl(word(&bytes[end - 8..end])) {
-            break;
-        }
-        end -= 8;
-    }
-    bytes[..end].iter().rposition(|&b| b == b'\n')
-}
-
-fn count_newlines(bytes: &[u8]) -> usize {
-    let mut n = 0;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let x = word(c) ^ NL;
-        // Exact per-byte zero test (no false positives from borrows).
-        let t = ((x & !HI).wrapping_add(!HI) | x) & HI;
-        n += 8 - t.count_ones() as usize;
-    }
-    n + chunks.remainder().iter().filter(|&&b| b == b'\n').count()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1055,9 +998,9 @@ impl Grep<'_> {
         let (mut cpos, mut cline) = (0usize, 1usize);
         let mut lineno_at = |pos: usize| -> usize {
             if pos >= cpos {
-                cline += count_newlines(&buf[cpos..pos]);
+                cline += count_byte(b'\n', &buf[cpos..pos]);
             } else {
-                cline -= count_newlines(&buf[pos..cpos]);
+                cline -= count_byte(b'\n', &buf[pos..cpos]);
             }
             cpos = pos;
             cline
@@ -1299,25 +1242,6 @@ mod tests {
         let buf = b"ab abc ab_ xab ab-ab";
         m.matches_in_line(buf, 0, buf.len(), &mut locs, &mut spans);
         assert_eq!(spans, vec![(0, 2), (15, 17), (18, 20)]);
-    }
-
-    #[test]
-    fn newline_search() {
-        for len in 0..40 {
-            for at in 0..=len {
-                let mut v = vec![b'x'; len];
-                if at < len {
-                    v[at] = b'\n';
-                }
-                let want = if at < len { Some(at) } else { None };
-                assert_eq!(memchr_nl(&v), want);
-                assert_eq!(memrchr_nl(&v), want);
-                assert_eq!(count_newlines(&v), usize::from(at < len));
-            }
-        }
-        let v: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
-        assert_eq!(count_newlines(&v), v.iter().filter(|&&b| b == b'\n').count());
-        assert_eq!(memrchr_nl(&v), v.iter().rposition(|&b| b == b'\n'));
     }
 
     #[test]

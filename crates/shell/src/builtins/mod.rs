@@ -18,6 +18,7 @@ mod colon;
 mod column;
 mod comm;
 mod command;
+mod common;
 mod continue_;
 mod cp;
 mod cut;

@@ -2,7 +2,7 @@
 //!
 //! Scripts come from `-e`, `-f` or the first operand. Regular expressions
 //! are POSIX basic (default) or extended (`-E`/`-r`), translated to the
-//! `regex` crate by `grep_regex.rs`; back-references inside a regular
+//! `regex` crate by `common/posix_regex.rs`; back-references inside a regular
 //! expression (`/\(a\)\1/`) are not supported (an error, status 1), while
 //! `\1`..`\9` in a replacement are.
 //!
@@ -11,7 +11,8 @@
 
 use std::collections::HashMap;
 
-use super::grep::posix::{self, Dialect, Options as RxOptions, Syntax};
+use super::common::bytes::memchr;
+use super::common::posix_regex::{self as posix, Dialect, Options as RxOptions, Syntax};
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::{FsError, Kind, WriteMode};
@@ -1196,11 +1197,8 @@ impl Input {
         }
         let Some((_, data)) = &self.cur else { return Ok(None) };
         let rest = &data[self.pos..];
-        let end = if self.sep == b'\n' {
-            super::grep::memchr_nl(rest)
-        } else {
-            rest.iter().position(|&b| b == self.sep)
-        };
+        let end =
+            if self.sep == b'\n' { memchr(b'\n', rest) } else { rest.iter().position(|&b| b == self.sep) };
         let (line, chomped, used) = match end {
             Some(k) => (&rest[..k], true, k + 1),
             None => (rest, false, rest.len()),

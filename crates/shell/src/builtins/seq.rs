@@ -122,6 +122,24 @@ struct Conv {
     kind: char,
 }
 
+impl Conv {
+    /// Plain `%g`, what seq uses without a format or decimal operands.
+    fn plain() -> Conv {
+        Conv {
+            prefix: String::new(),
+            suffix: String::new(),
+            left: false,
+            plus: false,
+            space: false,
+            alt: false,
+            zero: false,
+            width: 0,
+            precision: None,
+            kind: 'g',
+        }
+    }
+}
+
 /// The largest field width or precision honoured.
 const MAX_WIDTH: usize = 1 << 16;
 
@@ -151,18 +169,7 @@ fn parse_format(fmt: &str) -> Result<Conv, String> {
     }
     let start = i;
     i += 1;
-    let mut c = Conv {
-        prefix,
-        suffix: String::new(),
-        left: false,
-        plus: false,
-        space: false,
-        alt: false,
-        zero: false,
-        width: 0,
-        precision: None,
-        kind: 'g',
-    };
+    let mut c = Conv { prefix, ..Conv::plain() };
     while let Some(&f) = chars.get(i) {
         match f {
             '-' => c.left = true,
@@ -498,31 +505,9 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                         }
                         width = first_w.max(last_w);
                     }
-                    Conv {
-                        prefix: String::new(),
-                        suffix: String::new(),
-                        left: false,
-                        plus: false,
-                        space: false,
-                        alt: false,
-                        zero: equal_width,
-                        width,
-                        precision: Some(prec),
-                        kind: 'f',
-                    }
+                    Conv { zero: equal_width, width, precision: Some(prec), kind: 'f', ..Conv::plain() }
                 }
-                _ => Conv {
-                    prefix: String::new(),
-                    suffix: String::new(),
-                    left: false,
-                    plus: false,
-                    space: false,
-                    alt: false,
-                    zero: false,
-                    width: 0,
-                    precision: None,
-                    kind: 'g',
-                },
+                _ => Conv::plain(),
             }
         }
     };
@@ -569,18 +554,7 @@ mod tests {
     use super::*;
 
     fn conv(f: &str) -> Conv {
-        parse_format(f).unwrap_or_else(|_| Conv {
-            prefix: String::new(),
-            suffix: String::new(),
-            left: false,
-            plus: false,
-            space: false,
-            alt: false,
-            zero: false,
-            width: 0,
-            precision: None,
-            kind: 'g',
-        })
+        parse_format(f).unwrap_or_else(|_| Conv::plain())
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use std::cmp::Ordering;
 
 use super::args::{self, HasArg, Spec};
+use super::common::bytes::records;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::WriteMode;
@@ -891,7 +892,7 @@ impl<'d> Sorter<'d> {
 
 /// Splits inputs into records (without their delimiter).
 fn split_records<'d>(data: &'d [u8], delim: u8, into: &mut Vec<&'d [u8]>) {
-    into.extend(super::cut::records(data, delim));
+    into.extend(records(data, delim));
 }
 
 /// Length of the prefix all `items` share.
