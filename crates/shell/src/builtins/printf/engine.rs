@@ -3,7 +3,7 @@
 use super::escape::{escape, first_utf8_char, shell_quote, Escape};
 use super::{Env, Formatted, MAX_PAD};
 use crate::builtins::common::cformat::float::{fmt_float, parse_float, Num};
-use crate::builtins::common::cformat::{fmt_int, strtoimax, strtoumax, Spec};
+use crate::builtins::common::cformat::{fmt_int, pad_into, strtoimax, strtoumax, Spec};
 use crate::builtins::common::strftime::strftime;
 
 /// Formats like bash's `printf FORMAT ARGS...` in the C locale: the output
@@ -356,17 +356,6 @@ impl<'a> Engine<'a> {
             _ => s,
         };
         pad_into(&mut self.res.out, s, spec.width, spec.minus);
-    }
-}
-
-fn pad_into(out: &mut Vec<u8>, s: &[u8], width: usize, left: bool) {
-    let fill = width.saturating_sub(s.len());
-    if left {
-        out.extend_from_slice(s);
-        out.resize(out.len() + fill, b' ');
-    } else {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(s);
     }
 }
 

@@ -43,6 +43,27 @@ impl Num {
         }
     }
 
+    /// A `double`, exactly (every `double` is a `long double`).
+    pub(crate) fn from_f64(v: f64) -> Num {
+        let neg = v.is_sign_negative();
+        if v.is_nan() {
+            return Num::Nan { neg };
+        }
+        if v.is_infinite() {
+            return Num::Inf { neg };
+        }
+        let bits = v.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i32;
+        let frac = bits & ((1 << 52) - 1);
+        // value = m * 2^e
+        let (m, e) = if biased == 0 { (frac, -1074) } else { (frac | (1 << 52), biased - 1075) };
+        if m == 0 {
+            return Num::Finite { neg, mant: 0, exp: 0 };
+        }
+        let shift = m.leading_zeros();
+        Num::Finite { neg, mant: m << shift, exp: e - shift as i32 }
+    }
+
     pub(crate) fn from_i64(v: i64) -> Num {
         let neg = v < 0;
         let mag = v.unsigned_abs();
@@ -550,4 +571,46 @@ pub(crate) fn fmt_float(v: Num, conv: u8, spec: &Spec) -> Vec<u8> {
         }
     };
     assemble(&prefix, &body, spec.width, spec.minus, spec.zero && !spec.minus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fmt(v: f64, conv: u8, precision: usize) -> String {
+        let spec = Spec { precision: Some(precision), ..Spec::default() };
+        String::from_utf8_lossy(&fmt_float(Num::from_f64(v), conv, &spec)).into_owned()
+    }
+
+    /// `%e` as C prints it, from Rust's exact formatting of a `double`.
+    fn c_e(v: f64, precision: usize) -> String {
+        let s = format!("{v:.precision$e}");
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
+    }
+
+    #[test]
+    fn doubles_print_exactly() {
+        assert_eq!(Num::from_f64(1.0), Num::from_i64(1));
+        assert_eq!(Num::from_f64(-0.0), Num::Finite { neg: true, mant: 0, exp: 0 });
+        assert_eq!(fmt(5e-324, b'e', 3), "4.941e-324");
+        assert_eq!(fmt(0.125, b'f', 2), "0.12");
+        assert_eq!(fmt(f64::MAX, b'g', 17), "1.7976931348623157e+308");
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let v = f64::from_bits(seed);
+            if !v.is_finite() {
+                continue;
+            }
+            let p = (seed % 20) as usize;
+            assert_eq!(fmt(v, b'e', p), c_e(v, p), "{v:e} %.{p}e");
+            if v.abs() < 1e30 {
+                assert_eq!(fmt(v, b'f', p), format!("{v:.p$}"), "{v:e} %.{p}f");
+            }
+        }
+    }
 }

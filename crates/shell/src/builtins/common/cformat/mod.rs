@@ -123,6 +123,18 @@ pub(crate) fn fmt_int(neg: bool, mag: u64, conv: u8, spec: &Spec) -> Vec<u8> {
     assemble(&prefix, &digits, spec.width, spec.minus, zero_pad)
 }
 
+/// A string padded with spaces to `width` bytes (`%s`, `%c`).
+pub(crate) fn pad_into(out: &mut Vec<u8>, s: &[u8], width: usize, left: bool) {
+    let fill = width.saturating_sub(s.len());
+    if left {
+        out.extend_from_slice(s);
+        out.resize(out.len() + fill, b' ');
+    } else {
+        out.resize(out.len() + fill, b' ');
+        out.extend_from_slice(s);
+    }
+}
+
 /// Sign or prefix, then the body, padded to `width`.
 pub(crate) fn assemble(prefix: &[u8], body: &[u8], width: usize, left: bool, zero_pad: bool) -> Vec<u8> {
     let len = prefix.len() + body.len();
