@@ -191,6 +191,17 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
     REGISTRY.binary_search_by(|b| b.name.cmp(name)).ok().and_then(|i| REGISTRY.get(i))
 }
 
+/// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
+/// a program on a real system. Shell-only builtins (`exit`, `cd`, `export`,
+/// …) and shell functions are not programs, so a real xargs cannot run them.
+pub(crate) fn runnable(name: &str) -> bool {
+    const SHELL_ONLY: &[&str] = &[
+        ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read",
+        "readonly", "return", "set", "shift", "source", "type", "unset",
+    ];
+    find(name).is_some() && !SHELL_ONLY.contains(&name)
+}
+
 /// Runs a builtin; `args` excludes the command name.
 pub fn run(builtin: &Builtin, ctx: &mut Ctx, args: &[String]) -> i32 {
     if builtin.help_flag && args.first().is_some_and(|a| a == "--help") {
