@@ -66,58 +66,37 @@ impl<'a> Engine<'a> {
         self.res.messages.push(format!("warning: {arg}: Numerical result out of range"));
     }
 
-    /// bash's `getintmax`.
-    fn int_arg(&mut self) -> i64 {
-        let Some(arg) = self.take() else { return 0 };
+    /// The next argument as a number: a quoted character's code, or what
+    /// `parse` (a C `strto*` function) reads, reporting an invalid or
+    /// out-of-range number as bash does.
+    fn number_arg<T>(&mut self, zero: T, code: fn(i64) -> T, parse: fn(&[u8]) -> (T, usize, bool)) -> T {
+        let Some(arg) = self.take() else { return zero };
         let bytes = arg.as_bytes();
         if matches!(bytes.first(), Some(b'\'' | b'"')) {
-            return char_code(&bytes[1..], self.env.utf8);
+            return code(char_code(&bytes[1..], self.env.utf8));
         }
-        let (value, end, erange) = strtoimax(bytes);
+        let (value, end, erange) = parse(bytes);
         if end != bytes.len() {
-            let arg = arg.to_string();
-            self.invalid_number(&arg);
+            self.invalid_number(arg);
         } else if erange {
-            let arg = arg.to_string();
-            self.erange(&arg);
+            self.erange(arg);
         }
         value
+    }
+
+    /// bash's `getintmax`.
+    fn int_arg(&mut self) -> i64 {
+        self.number_arg(0, |c| c, strtoimax)
     }
 
     /// bash's `getuintmax`.
     fn uint_arg(&mut self) -> u64 {
-        let Some(arg) = self.take() else { return 0 };
-        let bytes = arg.as_bytes();
-        if matches!(bytes.first(), Some(b'\'' | b'"')) {
-            return char_code(&bytes[1..], self.env.utf8) as u64;
-        }
-        let (value, end, erange) = strtoumax(bytes);
-        if end != bytes.len() {
-            let arg = arg.to_string();
-            self.invalid_number(&arg);
-        } else if erange {
-            let arg = arg.to_string();
-            self.erange(&arg);
-        }
-        value
+        self.number_arg(0, |c| c as u64, strtoumax)
     }
 
     /// bash's `getfloatmax`.
     fn float_arg(&mut self) -> Num {
-        let Some(arg) = self.take() else { return Num::ZERO };
-        let bytes = arg.as_bytes();
-        if matches!(bytes.first(), Some(b'\'' | b'"')) {
-            return Num::from_i64(char_code(&bytes[1..], self.env.utf8));
-        }
-        let (value, end, erange) = parse_float(bytes);
-        if end != bytes.len() {
-            let arg = arg.to_string();
-            self.invalid_number(&arg);
-        } else if erange {
-            let arg = arg.to_string();
-            self.erange(&arg);
-        }
-        value
+        self.number_arg(Num::ZERO, Num::from_i64, parse_float)
     }
 
     /// bash's `getint`, for `*` widths and precisions.
