@@ -1,7 +1,8 @@
 //! `basename`: strip directory and suffix from file names.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{base_name, quote};
+use super::common::fs::base_name;
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 

@@ -5,7 +5,8 @@
 //! there are no modes, owners or links to preserve.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{absolute, base_name, is_within, join, quote, stat_path};
+use super::common::fs::{absolute, base_name, is_within, join, stat_path};
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::{Kind, WriteMode};

@@ -2,6 +2,7 @@
 //! semantics; characters are bytes in the C locale).
 
 use super::args::{self, HasArg, Spec};
+use super::common::bytes::{memchr, records};
 use super::Builtin;
 use crate::ctx::Ctx;
 
@@ -255,47 +256,6 @@ fn cut_line(line: &[u8], o: &Opts, out: &mut Vec<u8>) {
     }
 }
 
-/// The first `needle` in `hay`, eight bytes at a time.
-pub(crate) fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let rep = LO.wrapping_mul(u64::from(needle));
-    let mut i = 0;
-    while i + 8 <= hay.len() {
-        let mut chunk = [0u8; 8];
-        chunk.copy_from_slice(&hay[i..i + 8]);
-        let x = u64::from_le_bytes(chunk) ^ rep;
-        let found = x.wrapping_sub(LO) & !x & HI;
-        if found != 0 {
-            return Some(i + (found.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    hay[i..].iter().position(|&b| b == needle).map(|p| p + i)
-}
-
-/// Iterates over the records of `data` separated by `delim` (a final
-/// delimiter does not start an empty record).
-pub(crate) fn records(data: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        if pos >= data.len() {
-            return None;
-        }
-        let rest = &data[pos..];
-        match memchr(delim, rest) {
-            Some(i) => {
-                pos += i + 1;
-                Some(&rest[..i])
-            }
-            None => {
-                pos = data.len();
-                Some(rest)
-            }
-        }
-    })
-}
-
 fn usage(ctx: &mut Ctx, msg: &str) -> i32 {
     ctx.err(format!("cut: {msg}\nTry 'cut --help' for more information.\n"));
     1
@@ -398,19 +358,6 @@ mod tests {
         assert_eq!(parse_list("-", true, false), Err("invalid range with no endpoint: -".into()));
         assert_eq!(parse_list("3-1", true, false), Err("invalid decreasing range".into()));
         assert_eq!(parse_list("1a", false, false), Err("invalid field value 'a'".into()));
-    }
-
-    #[test]
-    fn memchr_and_records() {
-        let hay = b"abcdefghijklmnopq,rs\n";
-        assert_eq!(memchr(b',', hay), Some(17));
-        assert_eq!(memchr(b'a', hay), Some(0));
-        assert_eq!(memchr(b'z', hay), None);
-        assert_eq!(memchr(0x80, b"\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x80"), Some(8));
-        let recs: Vec<&[u8]> = records(b"a\n\nb\n", b'\n').collect();
-        assert_eq!(recs, [&b"a"[..], b"", b"b"]);
-        assert_eq!(records(b"", b'\n').count(), 0);
-        assert_eq!(records(b"x", b'\n').count(), 1);
     }
 
     #[test]

@@ -9,6 +9,7 @@ mod engine;
 use std::collections::HashMap;
 
 use super::args::{self, HasArg, Spec};
+use super::common::time::full_time;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::Kind;
@@ -331,7 +332,7 @@ fn compare_files(ctx: &mut Ctx, o: &Opts, a: &str, b: &str, in_dir: bool) -> i32
         Some(ctx_lines) => {
             let label = |i: usize, s: &Side| match o.labels.get(i) {
                 Some(l) => l.clone(),
-                None => format!("{}\t{}", s.name, timestamp(s.mtime_ms)),
+                None => format!("{}\t{}", s.name, full_time(s.mtime_ms)),
             };
             out.extend_from_slice(format!("--- {}\n+++ {}\n", label(0, &sa), label(1, &sb)).as_bytes());
             unified(&mut out, &la, &lb, &changes, ctx_lines);
@@ -536,30 +537,6 @@ fn unified(out: &mut Vec<u8>, la: &[&[u8]], lb: &[&[u8]], changes: &[Change], ct
     }
 }
 
-/// `2026-01-02 03:04:05.000000000 +0000`, GNU diff's header time (UTC).
-fn timestamp(ms: u64) -> String {
-    let secs = ms / 1000;
-    let nanos = (ms % 1000) * 1_000_000;
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let (y, mo, d) = civil_from_days(days);
-    format!("{y:04}-{mo:02}-{d:02} {:02}:{:02}:{:02}.{nanos:09} +0000", rem / 3600, rem % 3600 / 60, rem % 60)
-}
-
-/// Days since 1970-01-01 to (year, month, day), after Howard Hinnant.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = if z >= 0 { z } else { z - 146_096 } / 146_097;
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,10 +594,5 @@ mod tests {
             let kb: Vec<u32> = b.iter().zip(&cb).filter(|(_, c)| !**c).map(|(x, _)| *x).collect();
             assert_eq!(ka, kb, "{a:?} {b:?}");
         }
-    }
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(timestamp(1_767_323_045_000), "2026-01-02 03:04:05.000000000 +0000");
     }
 }

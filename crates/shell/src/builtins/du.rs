@@ -8,7 +8,9 @@
 use std::collections::BTreeSet;
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{absolute, apparent_size, disk_kib, human_size, join, quote, stat_path};
+use super::common::fs::{absolute, apparent_size, disk_kib, join, stat_path};
+use super::common::quote::quote;
+use super::common::size::human_size;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::io::Closed;

@@ -7,6 +7,7 @@
 //! options are not supported.
 
 use super::args::{self, HasArg, Spec};
+use super::common::quote::gnu_quote;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::state::{State, Var};
@@ -113,7 +114,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let unset = parsed.values('u');
     for name in &unset {
         if name.is_empty() || name.contains('=') {
-            ctx.err(format!("env: cannot unset {}: Invalid argument\n", super::printf::gnu_quote(name)));
+            ctx.err(format!("env: cannot unset {}: Invalid argument\n", gnu_quote(name)));
             return CANCELED;
         }
     }
@@ -154,18 +155,14 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     }
     let command = &rest[0];
     if !command.contains('/') && (super::find(command).is_none() || SHELL_ONLY.contains(&command.as_str())) {
-        ctx.err(format!("env: {}: No such file or directory\n", super::printf::gnu_quote(command)));
+        ctx.err(format!("env: {}: No such file or directory\n", gnu_quote(command)));
         return 127;
     }
     let old_dir = match chdir {
         Some(dir) => {
             let old = ctx.sys().cwd();
             if let Err(e) = ctx.sys().chdir(dir) {
-                ctx.err(format!(
-                    "env: cannot change directory to {}: {}\n",
-                    super::printf::gnu_quote(dir),
-                    e.describe()
-                ));
+                ctx.err(format!("env: cannot change directory to {}: {}\n", gnu_quote(dir), e.describe()));
                 return CANCELED;
             }
             Some(old)

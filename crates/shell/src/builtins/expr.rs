@@ -7,7 +7,8 @@
 //! a syntax error, a non-integer argument or a division by zero (GNU's
 //! `EXPR_INVALID`), 3 for a regular-expression matcher failure.
 
-use super::printf::big::Big;
+use super::common::cformat::big::Big;
+use super::common::quote::gnu_quote;
 use super::Builtin;
 use crate::ctx::Ctx;
 
@@ -81,7 +82,7 @@ fn evaluate(args: &[String]) -> (String, String, i32) {
 }
 
 fn quote(s: &str) -> String {
-    super::printf::gnu_quote(s)
+    gnu_quote(s)
 }
 
 enum Fail {

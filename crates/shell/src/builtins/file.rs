@@ -6,7 +6,7 @@
 //! Anything else is `data`.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::civil;
+use super::common::time::{civil, MONTHS};
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::Kind;
@@ -320,7 +320,7 @@ fn gzip(d: &[u8]) -> String {
         let (y, mo, day, h, mi, sec) = civil(mtime as i64);
         let days = (mtime / 86_400) as usize;
         let wd = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days % 7];
-        let month = super::stat::MONTHS[(mo as usize).saturating_sub(1).min(11)];
+        let month = MONTHS[(mo as usize).saturating_sub(1).min(11)];
         s.push_str(&format!(", last modified: {wd} {month} {day:>2} {h:02}:{mi:02}:{sec:02} {y}"));
     }
     match d[8] {

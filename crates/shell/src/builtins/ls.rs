@@ -7,10 +7,10 @@
 //! six months or in the future).
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{
-    apparent_size, civil, disk_kib, human_size, join, mode_string, nlink, quote, stat_path, MONTHS, OWNER,
-    UID,
-};
+use super::common::fs::{apparent_size, disk_kib, join, mode_string, nlink, stat_path, OWNER, UID};
+use super::common::quote::quote;
+use super::common::size::human_size;
+use super::common::time::{civil, MONTHS};
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::io::Closed;

@@ -1,7 +1,7 @@
 //! `mkdir`: make directories.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::quote;
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::Kind;

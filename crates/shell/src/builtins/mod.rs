@@ -18,6 +18,7 @@ mod colon;
 mod column;
 mod comm;
 mod command;
+mod common;
 mod continue_;
 mod cp;
 mod cut;
@@ -188,6 +189,17 @@ pub static REGISTRY: &[Builtin] = &[
 /// The builtin called `name`.
 pub fn find(name: &str) -> Option<&'static Builtin> {
     REGISTRY.binary_search_by(|b| b.name.cmp(name)).ok().and_then(|i| REGISTRY.get(i))
+}
+
+/// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
+/// a program on a real system. Shell-only builtins (`exit`, `cd`, `export`,
+/// …) and shell functions are not programs, so a real xargs cannot run them.
+pub(crate) fn runnable(name: &str) -> bool {
+    const SHELL_ONLY: &[&str] = &[
+        ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read",
+        "readonly", "return", "set", "shift", "source", "type", "unset",
+    ];
+    find(name).is_some() && !SHELL_ONLY.contains(&name)
 }
 
 /// Runs a builtin; `args` excludes the command name.

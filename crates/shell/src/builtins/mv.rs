@@ -2,8 +2,9 @@
 //! system, so a move is always a rename).
 
 use super::args::{self, HasArg, Spec};
+use super::common::fs::{absolute, is_within, stat_path};
+use super::common::quote::quote;
 use super::cp::plan_targets;
-use super::stat::{absolute, is_within, quote, stat_path};
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::Kind;

@@ -3,7 +3,7 @@
 //! like GNU realpath (`-E`, the default: all but the last component).
 
 use super::args::{self, HasArg, Spec};
-use super::stat::quote;
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::Kind;

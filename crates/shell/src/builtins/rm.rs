@@ -1,7 +1,8 @@
 //! `rm`: remove files and directories.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{absolute, base_name, join, quote, stat_path};
+use super::common::fs::{absolute, base_name, join, stat_path};
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::io::Closed;

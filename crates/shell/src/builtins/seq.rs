@@ -3,6 +3,8 @@
 //! width) and `-f FORMAT` with one `%e`, `%f` or `%g` directive. Integers
 //! are exact; other numbers use `f64` (GNU uses `long double`).
 
+use super::common::cformat::float::{fmt_float, Num};
+use super::common::cformat::Spec;
 use super::Builtin;
 use crate::ctx::Ctx;
 
@@ -122,6 +124,24 @@ struct Conv {
     kind: char,
 }
 
+impl Conv {
+    /// Plain `%g`, what seq uses without a format or decimal operands.
+    fn plain() -> Conv {
+        Conv {
+            prefix: String::new(),
+            suffix: String::new(),
+            left: false,
+            plus: false,
+            space: false,
+            alt: false,
+            zero: false,
+            width: 0,
+            precision: None,
+            kind: 'g',
+        }
+    }
+}
+
 /// The largest field width or precision honoured.
 const MAX_WIDTH: usize = 1 << 16;
 
@@ -151,18 +171,7 @@ fn parse_format(fmt: &str) -> Result<Conv, String> {
     }
     let start = i;
     i += 1;
-    let mut c = Conv {
-        prefix,
-        suffix: String::new(),
-        left: false,
-        plus: false,
-        space: false,
-        alt: false,
-        zero: false,
-        width: 0,
-        precision: None,
-        kind: 'g',
-    };
+    let mut c = Conv { prefix, ..Conv::plain() };
     while let Some(&f) = chars.get(i) {
         match f {
             '-' => c.left = true,
@@ -220,99 +229,27 @@ fn parse_format(fmt: &str) -> Result<Conv, String> {
     Ok(c)
 }
 
-/// `%.*e` with a C-style exponent (at least two digits).
-fn fmt_e(x: f64, prec: usize, upper: bool, alt: bool) -> String {
-    let s = format!("{:.*e}", prec, x);
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let mut mant = mant.to_string();
-    if alt && prec == 0 {
-        mant.push('.');
-    }
-    let sign = if exp < 0 { '-' } else { '+' };
-    let e = if upper { 'E' } else { 'e' };
-    format!("{mant}{e}{sign}{:02}", exp.unsigned_abs())
-}
-
-fn strip_zeros(s: &str) -> String {
-    if !s.contains('.') {
-        return s.to_string();
-    }
-    let t = s.trim_end_matches('0');
-    t.strip_suffix('.').unwrap_or(t).to_string()
-}
-
-/// `%g`: shortest of `%e`/`%f` for `prec` significant digits.
-fn fmt_g(x: f64, prec: usize, upper: bool, alt: bool) -> String {
-    let p = if prec == 0 { 1 } else { prec };
-    if x == 0.0 {
-        let s = if alt { format!("{:.*}", p - 1, 0.0) } else { "0".to_string() };
-        return if x.is_sign_negative() { format!("-{s}") } else { s };
-    }
-    let e_form = fmt_e(x, p - 1, upper, alt);
-    let exp: i64 = e_form.rsplit_once(['e', 'E']).and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    if exp < -4 || exp >= p as i64 {
-        if alt {
-            return e_form;
-        }
-        let (m, e) = e_form.split_at(e_form.find(['e', 'E']).unwrap_or(e_form.len()));
-        return format!("{}{e}", strip_zeros(m));
-    }
-    let decimals = usize::try_from(p as i64 - 1 - exp).unwrap_or(0);
-    let f = format!("{:.*}", decimals, x);
-    if alt {
-        f
-    } else {
-        strip_zeros(&f)
-    }
-}
-
+/// One number printed by the conversion, between its prefix and suffix.
 fn format_value(c: &Conv, x: f64) -> String {
-    let upper = c.kind.is_ascii_uppercase();
-    let mut body = if x.is_nan() {
-        if upper { "NAN" } else { "nan" }.to_string()
-    } else if x.is_infinite() {
-        let s = if upper { "INF" } else { "inf" };
-        if x < 0.0 {
-            format!("-{s}")
-        } else {
-            s.to_string()
-        }
-    } else {
-        let prec = c.precision.unwrap_or(6);
-        match c.kind.to_ascii_lowercase() {
-            'e' => fmt_e(x, prec, upper, c.alt),
-            'f' => {
-                let s = format!("{:.*}", prec, x);
-                if c.alt && prec == 0 {
-                    format!("{s}.")
-                } else {
-                    s
-                }
-            }
-            _ => fmt_g(x, prec, upper, c.alt),
-        }
+    // `%a` has always printed as `%g` here (GNU seq prints hexadecimal).
+    let conv = match c.kind {
+        'a' => b'g',
+        'A' => b'G',
+        k => k as u8,
     };
-    if !body.starts_with('-') {
-        if c.plus {
-            body.insert(0, '+');
-        } else if c.space {
-            body.insert(0, ' ');
-        }
-    }
-    let len = body.chars().count();
-    if len < c.width {
-        let pad = c.width - len;
-        if c.left {
-            body.push_str(&" ".repeat(pad));
-        } else if c.zero && x.is_finite() {
-            let sign_len = usize::from(body.starts_with(['-', '+', ' ']));
-            body.insert_str(sign_len, &"0".repeat(pad));
-        } else {
-            body.insert_str(0, &" ".repeat(pad));
-        }
-    }
-    format!("{}{body}{}", c.prefix, c.suffix)
+    let spec = Spec {
+        minus: c.left,
+        plus: c.plus,
+        space: c.space,
+        zero: c.zero,
+        alt: c.alt,
+        width: c.width,
+        precision: c.precision,
+    };
+    // A NaN prints without a sign.
+    let x = if x.is_nan() { f64::NAN } else { x };
+    let body = fmt_float(Num::from_f64(x), conv, &spec);
+    format!("{}{}{}", c.prefix, String::from_utf8_lossy(&body), c.suffix)
 }
 
 fn usage_fail(ctx: &mut Ctx, msg: &str) -> i32 {
@@ -498,31 +435,9 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                         }
                         width = first_w.max(last_w);
                     }
-                    Conv {
-                        prefix: String::new(),
-                        suffix: String::new(),
-                        left: false,
-                        plus: false,
-                        space: false,
-                        alt: false,
-                        zero: equal_width,
-                        width,
-                        precision: Some(prec),
-                        kind: 'f',
-                    }
+                    Conv { zero: equal_width, width, precision: Some(prec), kind: 'f', ..Conv::plain() }
                 }
-                _ => Conv {
-                    prefix: String::new(),
-                    suffix: String::new(),
-                    left: false,
-                    plus: false,
-                    space: false,
-                    alt: false,
-                    zero: false,
-                    width: 0,
-                    precision: None,
-                    kind: 'g',
-                },
+                _ => Conv::plain(),
             }
         }
     };
@@ -569,18 +484,7 @@ mod tests {
     use super::*;
 
     fn conv(f: &str) -> Conv {
-        parse_format(f).unwrap_or_else(|_| Conv {
-            prefix: String::new(),
-            suffix: String::new(),
-            left: false,
-            plus: false,
-            space: false,
-            alt: false,
-            zero: false,
-            width: 0,
-            precision: None,
-            kind: 'g',
-        })
+        parse_format(f).unwrap_or_else(|_| Conv::plain())
     }
 
     #[test]

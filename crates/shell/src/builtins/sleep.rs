@@ -4,7 +4,8 @@
 //! several arguments are summed.
 
 use super::args::{self, Spec};
-use super::printf::parse_float;
+use super::common::cformat::float::parse_float;
+use super::common::quote::gnu_quote;
 use super::Builtin;
 use crate::ctx::Ctx;
 
@@ -41,7 +42,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         match interval(arg) {
             Some(secs) => total += secs,
             None => {
-                ctx.err(format!("sleep: invalid time interval {}\n", super::printf::gnu_quote(arg)));
+                ctx.err(format!("sleep: invalid time interval {}\n", gnu_quote(arg)));
                 ok = false;
             }
         }

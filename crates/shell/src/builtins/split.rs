@@ -1,7 +1,7 @@
 //! `split`: split a file into pieces (`xaa`, `xab`, …).
 
 use super::args::{self, HasArg, Spec};
-use super::stat::quote;
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::WriteMode;

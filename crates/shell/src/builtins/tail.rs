@@ -2,8 +2,8 @@
 //! `-n N`, `-n +N`, `-c N`, `-c +N`, `-NUM`, `+NUM`, `-q`, `-v`. Following
 //! (`-f`) is not supported: files do not grow while a command runs here.
 
-use super::args::{self, HasArg, Spec};
-use super::head::parse_size;
+use super::args;
+use super::common::head_tail::{self, Amount};
 use super::Builtin;
 use crate::ctx::Ctx;
 
@@ -26,19 +26,6 @@ With no FILE, or when FILE is -, read standard input.\n\
 \n\
 Following files (-f, -F) is not supported.\n",
     help_flag: true,
-};
-
-const SPEC: Spec = Spec {
-    short: "c:n:qvz",
-    long: &[
-        ("bytes", 'c', HasArg::Yes),
-        ("lines", 'n', HasArg::Yes),
-        ("quiet", 'q', HasArg::No),
-        ("silent", 'q', HasArg::No),
-        ("verbose", 'v', HasArg::No),
-        ("zero-terminated", 'z', HasArg::No),
-    ],
-    stop_at_operand: false,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,71 +55,32 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         ));
         return 2;
     }
-    let parsed = match args::parse("tail", &args, &SPEC) {
+    let parsed = match args::parse("tail", &args, &head_tail::SPEC) {
         Ok(p) => p,
         Err(msg) => {
             ctx.err(msg);
             return 1;
         }
     };
-    let mut count = Count::LastLines(10);
-    let mut headers: Option<bool> = None;
-    let mut delim = b'\n';
-    for (c, v) in &parsed.opts {
-        match (c, v) {
-            ('n' | 'c', Some(v)) => {
-                let (from, digits) = match v.strip_prefix('+') {
-                    Some(d) => (true, d),
-                    None => (false, v.strip_prefix('-').unwrap_or(v)),
-                };
-                let Some(n) = parse_size(digits) else {
-                    let what = if *c == 'n' { "lines" } else { "bytes" };
-                    ctx.error("tail", format!("invalid number of {what}: '{v}'"));
-                    return 1;
-                };
-                count = match (c, from) {
-                    ('n', false) => Count::LastLines(n),
-                    ('n', true) => Count::FromLine(n),
-                    (_, false) => Count::LastBytes(n),
-                    (_, true) => Count::FromByte(n),
-                };
-            }
-            ('q', _) => headers = Some(false),
-            ('v', _) => headers = Some(true),
-            ('z', _) => delim = 0,
-            _ => {}
-        }
-    }
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
-    let show_headers = headers.unwrap_or(operands.len() > 1);
-    let mut status = 0;
-    let mut first = true;
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                if e.errno == "EISDIR" {
-                    ctx.err(format!("tail: error reading '{path}': {}\n", e.describe()));
-                } else {
-                    ctx.err(format!("tail: cannot open '{path}' for reading: {}\n", e.describe()));
-                }
-                status = 1;
-                continue;
-            }
-        };
-        if show_headers {
-            let name = if path == "-" { "standard input" } else { path.as_str() };
-            let sep = if first { "" } else { "\n" };
-            if ctx.out(format!("{sep}==> {name} <==\n")).is_err() {
-                return status;
-            }
-        }
-        first = false;
-        if ctx.out(select(&data, count, delim)).is_err() {
-            return status;
-        }
-    }
-    status
+    let opts = match head_tail::options(ctx, "tail", parsed, '+') {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
+    let count = match opts.amount {
+        None => Count::LastLines(10),
+        Some(Amount { lines: true, signed: false, n }) => Count::LastLines(n),
+        Some(Amount { lines: true, signed: true, n }) => Count::FromLine(n),
+        Some(Amount { lines: false, signed: false, n }) => Count::LastBytes(n),
+        Some(Amount { lines: false, signed: true, n }) => Count::FromByte(n),
+    };
+    let delim = opts.delim;
+    head_tail::each_file(
+        ctx,
+        "tail",
+        &opts,
+        |ctx, path| ctx.read_input(path),
+        |data| select(data, count, delim),
+    )
 }
 
 /// `-f`, `-F` or `--follow` among the options, if any.

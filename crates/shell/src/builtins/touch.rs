@@ -5,7 +5,8 @@
 //! (`-d`, `-t`, `-r`) cannot be set and are not supported.
 
 use super::args::{self, HasArg, Spec};
-use super::stat::{quote, stat_path};
+use super::common::fs::stat_path;
+use super::common::quote::quote;
 use super::{usage_error, Builtin};
 use crate::ctx::Ctx;
 use crate::system::{Kind, WriteMode};

@@ -3,6 +3,7 @@
 //! `-z`, and an optional output file operand.
 
 use super::args::{self, HasArg, Spec};
+use super::common::bytes::records;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::WriteMode;
@@ -212,7 +213,7 @@ Try 'uniq --help' for more information.\n",
             return 1;
         }
     };
-    let lines: Vec<&[u8]> = super::cut::records(&data, delim).collect();
+    let lines: Vec<&[u8]> = records(&data, delim).collect();
     let mut out = Vec::with_capacity(data.len() + 16);
     let mut i = 0;
     let mut first_group = true;

@@ -4,7 +4,7 @@
 //! one after the other (`-P` is accepted and ignored).
 
 use super::args::{self, HasArg, Spec};
-use super::{usage_error, Builtin};
+use super::{runnable, usage_error, Builtin};
 use crate::ctx::Ctx;
 
 pub const BUILTIN: Builtin = Builtin {
@@ -333,17 +333,6 @@ impl Runner {
             s => Some(s),
         }
     }
-}
-
-/// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
-/// a program on a real system. Shell-only builtins (`exit`, `cd`, `export`,
-/// …) and shell functions are not programs, so a real xargs cannot run them.
-pub(crate) fn runnable(name: &str) -> bool {
-    const SHELL_ONLY: &[&str] = &[
-        ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read",
-        "readonly", "return", "set", "shift", "source", "type", "unset",
-    ];
-    super::find(name).is_some() && !SHELL_ONLY.contains(&name)
 }
 
 /// How GNU xargs -t shows an argument: bare when safe, else in quotes.

@@ -1,8 +1,11 @@
 //! `printf`-style formatting of awk values, following C's printf (as mawk
 //! calls it): `%d %i %o %x %X %u %c %s %e %E %f %F %g %G %%` with flags,
-//! width, precision and `*`. Integer conversions clamp to mawk's range.
+//! width, precision and `*`. Integer conversions clamp to mawk's range;
+//! the numbers themselves are printed by `common::cformat`, as `printf`'s.
 
 use super::value::{Value, MAX_INT};
+use crate::builtins::common::cformat::float::{fmt_float, Num};
+use crate::builtins::common::cformat::{fmt_int, pad_into, Spec};
 
 /// The longest width or precision accepted.
 const MAX_WIDTH: usize = 1 << 20;
@@ -14,17 +17,6 @@ pub enum FmtError {
     /// The 1-based number of the bad conversion, and the output before it.
     BadConversion(usize, Vec<u8>),
     TooWide,
-}
-
-#[derive(Default, Clone, Copy)]
-struct Spec {
-    left: bool,
-    plus: bool,
-    space: bool,
-    alt: bool,
-    zero: bool,
-    width: usize,
-    prec: Option<usize>,
 }
 
 /// Formats `args` by `fmt`; `to_str` converts a value to its string (with
@@ -63,7 +55,7 @@ pub fn sprintf(
         let mut j = i + 1;
         while let Some(&f) = fmt.get(j) {
             match f {
-                b'-' => spec.left = true,
+                b'-' => spec.minus = true,
                 b'+' => spec.plus = true,
                 b' ' => spec.space = true,
                 b'#' => spec.alt = true,
@@ -76,7 +68,7 @@ pub fn sprintf(
             let w = take(&mut next_arg, &mut out)?.to_num();
             let w = clamp_int(w);
             if w < 0 {
-                spec.left = true;
+                spec.minus = true;
             }
             spec.width = w.unsigned_abs() as usize;
             j += 1;
@@ -92,7 +84,7 @@ pub fn sprintf(
             j += 1;
             if fmt.get(j) == Some(&b'*') {
                 let p = clamp_int(take(&mut next_arg, &mut out)?.to_num());
-                spec.prec = if p < 0 { None } else { Some(p as usize) };
+                spec.precision = if p < 0 { None } else { Some(p as usize) };
                 j += 1;
             } else {
                 let mut p: usize = 0;
@@ -100,10 +92,10 @@ pub fn sprintf(
                     p = p.saturating_mul(10).saturating_add(usize::from(d - b'0'));
                     j += 1;
                 }
-                spec.prec = Some(p);
+                spec.precision = Some(p);
             }
         }
-        if spec.width > MAX_WIDTH || spec.prec.is_some_and(|p| p > MAX_WIDTH) {
+        if spec.width > MAX_WIDTH || spec.precision.is_some_and(|p| p > MAX_WIDTH) {
             return Err(FmtError::TooWide);
         }
         while matches!(fmt.get(j), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
@@ -115,16 +107,11 @@ pub fn sprintf(
         match conv {
             b'd' | b'i' => {
                 let v = clamp_int(take(&mut next_arg, &mut out)?.to_num());
-                format_int(&mut out, v, 10, false, &spec, true);
+                out.extend(fmt_int(v < 0, v.unsigned_abs(), b'd', &spec));
             }
             b'o' | b'x' | b'X' | b'u' => {
                 let v = clamp_uint(take(&mut next_arg, &mut out)?.to_num());
-                let base = match conv {
-                    b'o' => 8,
-                    b'u' => 10,
-                    _ => 16,
-                };
-                format_int(&mut out, v as i64, base, conv == b'X', &spec, false);
+                out.extend(fmt_int(false, v, conv, &spec));
             }
             b'c' => {
                 let v = take(&mut next_arg, &mut out)?;
@@ -136,20 +123,20 @@ pub fn sprintf(
                     }
                     Value::Str(s) | Value::StrNum(s) => s.first().copied().unwrap_or(0),
                 };
-                pad(&mut out, &[byte], &spec, false);
+                pad_into(&mut out, &[byte], spec.width, spec.minus);
             }
             b's' => {
                 let v = take(&mut next_arg, &mut out)?;
                 let s = to_str(&v);
-                let s = match spec.prec {
+                let s = match spec.precision {
                     Some(p) if p < s.len() => &s[..p],
                     _ => &s[..],
                 };
-                pad(&mut out, s, &spec, false);
+                pad_into(&mut out, s, spec.width, spec.minus);
             }
             b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => {
                 let v = take(&mut next_arg, &mut out)?.to_num();
-                format_float(&mut out, v, conv, &spec);
+                out.extend(fmt_float(Num::from_f64(v), conv, &spec));
             }
             _ => return Err(FmtError::BadConversion(conv_no, out)),
         }
@@ -184,181 +171,11 @@ fn clamp_uint(d: f64) -> u64 {
     }
 }
 
-fn pad(out: &mut Vec<u8>, body: &[u8], spec: &Spec, zero_ok: bool) {
-    let fill = spec.width.saturating_sub(body.len());
-    if spec.left {
-        out.extend_from_slice(body);
-        out.resize(out.len() + fill, b' ');
-    } else if zero_ok && spec.zero {
-        out.resize(out.len() + fill, b'0');
-        out.extend_from_slice(body);
-    } else {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(body);
-    }
-}
-
-/// Pads a number made of a sign/prefix and digits: zeros go between them.
-fn pad_num(out: &mut Vec<u8>, prefix: &[u8], digits: &[u8], spec: &Spec, zero_ok: bool) {
-    let len = prefix.len() + digits.len();
-    let fill = spec.width.saturating_sub(len);
-    if spec.left {
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(digits);
-        out.resize(out.len() + fill, b' ');
-    } else if zero_ok && spec.zero {
-        out.extend_from_slice(prefix);
-        out.resize(out.len() + fill, b'0');
-        out.extend_from_slice(digits);
-    } else {
-        out.resize(out.len() + fill, b' ');
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(digits);
-    }
-}
-
-fn format_int(out: &mut Vec<u8>, v: i64, base: u32, upper: bool, spec: &Spec, signed: bool) {
-    let neg = v < 0;
-    let mag = v.unsigned_abs();
-    let mut digits: Vec<u8> = match base {
-        8 => format!("{mag:o}").into_bytes(),
-        16 if upper => format!("{mag:X}").into_bytes(),
-        16 => format!("{mag:x}").into_bytes(),
-        _ => format!("{mag}").into_bytes(),
-    };
-    if let Some(p) = spec.prec {
-        if p == 0 && mag == 0 {
-            digits.clear();
-        }
-        if digits.len() < p {
-            let mut z = vec![b'0'; p - digits.len()];
-            z.extend_from_slice(&digits);
-            digits = z;
-        }
-    }
-    let mut prefix: Vec<u8> = Vec::new();
-    if signed {
-        if neg {
-            prefix.push(b'-');
-        } else if spec.plus {
-            prefix.push(b'+');
-        } else if spec.space {
-            prefix.push(b' ');
-        }
-    }
-    if spec.alt {
-        if base == 8 && digits.first() != Some(&b'0') {
-            digits.insert(0, b'0');
-        } else if base == 16 && mag != 0 {
-            prefix.extend_from_slice(if upper { b"0X" } else { b"0x" });
-        }
-    }
-    pad_num(out, &prefix, &digits, spec, spec.prec.is_none());
-}
-
-fn format_float(out: &mut Vec<u8>, v: f64, conv: u8, spec: &Spec) {
-    let upper = conv.is_ascii_uppercase();
-    let mut prefix: Vec<u8> = Vec::new();
-    if v.is_sign_negative() {
-        prefix.push(b'-');
-    } else if spec.plus {
-        prefix.push(b'+');
-    } else if spec.space {
-        prefix.push(b' ');
-    }
-    if !v.is_finite() {
-        let body: &[u8] = match (v.is_nan(), upper) {
-            (true, false) => b"nan",
-            (true, true) => b"NAN",
-            (false, false) => b"inf",
-            (false, true) => b"INF",
-        };
-        pad_num(out, &prefix, body, spec, false);
-        return;
-    }
-    let a = v.abs();
-    let prec = spec.prec.unwrap_or(6);
-    let body = match conv {
-        b'e' | b'E' => format_e(a, prec, upper, spec.alt),
-        b'f' | b'F' => format_f(a, prec, spec.alt),
-        _ => format_g(a, prec, upper, spec.alt),
-    };
-    pad_num(out, &prefix, &body, spec, true);
-}
-
-/// `%.{prec}f` of a non-negative finite number.
-pub fn format_f(a: f64, prec: usize, alt: bool) -> Vec<u8> {
-    let mut s = format!("{a:.prec$}").into_bytes();
-    if alt && prec == 0 {
-        s.push(b'.');
-    }
-    s
-}
-
-/// `%.{prec}e` of a non-negative finite number, C style (`1.5e+03`).
-pub fn format_e(a: f64, prec: usize, upper: bool, alt: bool) -> Vec<u8> {
-    let s = format!("{a:.prec$e}");
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let mut out = mant.as_bytes().to_vec();
-    if alt && prec == 0 {
-        out.push(b'.');
-    }
-    out.push(if upper { b'E' } else { b'e' });
-    out.push(if exp < 0 { b'-' } else { b'+' });
-    let e = exp.unsigned_abs();
-    if e < 10 {
-        out.push(b'0');
-    }
-    out.extend_from_slice(e.to_string().as_bytes());
-    out
-}
-
-/// `%.{prec}g` of a number (finite or not; the sign is included).
+/// `%.{prec}g` of a number (finite or not; the sign is included), as
+/// CONVFMT and OFMT convert numbers to strings.
 pub fn format_g(v: f64, prec: usize, upper: bool, alt: bool) -> Vec<u8> {
-    if !v.is_finite() {
-        let s: &[u8] = match (v.is_nan(), v.is_sign_negative()) {
-            (true, false) => b"nan",
-            (true, true) => b"-nan",
-            (false, false) => b"inf",
-            (false, true) => b"-inf",
-        };
-        return if upper { s.to_ascii_uppercase() } else { s.to_vec() };
-    }
-    if v.is_sign_negative() && v != 0.0 {
-        let mut out = vec![b'-'];
-        out.extend_from_slice(&format_g(-v, prec, upper, alt));
-        return out;
-    }
-    let p = if prec == 0 { 1 } else { prec };
-    // The exponent after rounding to p significant digits.
-    let e_form = format!("{:.*e}", p - 1, v);
-    let x: i64 = e_form.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
-    let mut out = if (x < p as i64) && x >= -4 {
-        let fp = (p as i64 - 1 - x).max(0) as usize;
-        format_f(v, fp, alt)
-    } else {
-        format_e(v, p - 1, upper, alt)
-    };
-    if !alt {
-        // Strip trailing zeros of the fraction (and a bare point).
-        let (mant_end, exp_part) = match out.iter().position(|&b| b == b'e' || b == b'E') {
-            Some(k) => (k, out[k..].to_vec()),
-            None => (out.len(), Vec::new()),
-        };
-        if out[..mant_end].contains(&b'.') {
-            let mut end = mant_end;
-            while end > 0 && out[end - 1] == b'0' {
-                end -= 1;
-            }
-            if end > 0 && out[end - 1] == b'.' {
-                end -= 1;
-            }
-            out.truncate(end);
-            out.extend_from_slice(&exp_part);
-        }
-    }
-    out
+    let spec = Spec { precision: Some(prec), alt, ..Spec::default() };
+    fmt_float(Num::from_f64(v), if upper { b'G' } else { b'g' }, &spec)
 }
 
 #[cfg(test)]
