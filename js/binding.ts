@@ -36,7 +36,8 @@ export function made<T extends object>(value: T | BindingFailure): T {
 }
 
 function isFailure(value: object): value is BindingFailure {
-  return "code" in value && "message" in value && !(value instanceof Uint8Array);
+  // A sandbox or a snapshot's bytes has no `code`.
+  return "code" in value;
 }
 
 /** A failure the addon returned, as the error `js/` throws. */

@@ -658,13 +658,18 @@ fn serve(js: &dyn Js, dispatcher: &Dispatcher) {
             .into_iter()
             .map(|m| Delivery { kind: m.kind, tool: m.tool, payload: m.payload, token: register(m.reply) })
             .collect();
-        // Kept to forget the reply senders should the call fail.
-        let tokens: Vec<f64> = deliveries.iter().map(|d| d.token).filter(|&t| t != 0.0).collect();
+        // Kept to forget the reply senders should the call fail; one
+        // message (the common case) needs no copy on the heap.
+        let (token, tokens) = match deliveries.as_slice() {
+            [one] => (one.token, Vec::new()),
+            many => (0.0, many.iter().map(|d| d.token).collect()),
+        };
         if !dispatcher.outlet.deliver(js, deliveries) {
-            // The calls fail as "could not be reached".
+            // The calls fail as "could not be reached" (token 0 was never
+            // registered).
             JS.with(|state| {
                 let mut state = state.borrow_mut();
-                for token in tokens {
+                for token in std::iter::once(token).chain(tokens) {
                     state.replies.remove(&(token as u64));
                 }
             });
