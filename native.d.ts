@@ -63,6 +63,16 @@ export interface BindingFailure {
   message: string
 }
 
+/** One capability as `describe()` states it (`Policy::grant_docs`). */
+export interface BindingGrant {
+  method: string
+  /** The constraint's own readable form. */
+  constraints?: string
+  params?: Array<string>
+  maxCalls?: number
+  requireApproval: boolean
+}
+
 /** Limits as JavaScript numbers; `js/` validates them first, this checks again. */
 export interface BindingLimits {
   timeoutMs?: number
@@ -84,6 +94,16 @@ export interface BindingMount {
   guestPath: string
   writable: boolean
   writeThrough: boolean
+}
+
+/** What `describe()` says of a policy. */
+export interface BindingPolicyDoc {
+  /** The capabilities, in the order calls consult them. */
+  grants: Array<BindingGrant>
+  /** Registered tools no capability grants, sorted. */
+  ungranted: Array<string>
+  /** Registered tools every call of which asks for approval, sorted. */
+  approval: Array<string>
 }
 
 /**
@@ -125,6 +145,9 @@ export interface BindingStats {
   stderrTruncated: boolean
   instanceRestarted: boolean
 }
+
+/** Compiles `policy` (the JSON `create` takes) and states what it grants. */
+export declare function describePolicy(policy: string): BindingPolicyDoc | BindingFailure
 
 /**
  * Goes on with the runs deferred past the last turn's budget (from
@@ -263,3 +286,6 @@ export declare function settleToolCall(token: number, reply: Reply, text: string
  * crossing for the replies of a `Promise.all` that settle together.
  */
 export declare function settleToolCalls(tokens: Array<number>, replies: Array<Reply>, texts: Array<string>, last: boolean): Next
+
+/** The commands the shell runs (its builtins that are programs), sorted. */
+export declare function shellCommands(): Array<string>

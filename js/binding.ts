@@ -73,7 +73,7 @@ function parseArgs(text: string): unknown {
 }
 
 /**
- * Records as `crates/node/src/records.rs` writes them: a JSON array whose
+ * Records as `crates/runtime/src/records.rs` writes them: a JSON array whose
  * records at `texts` hold the arguments' text, parsed here (and kept as
  * text when it is not JSON).
  */

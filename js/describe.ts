@@ -3,14 +3,15 @@
 // the capabilities allow, the file system and the limits. Deterministic:
 // the same options always give the same text.
 
+import { made, native } from "./binding";
+
 /** What {@link describeSandbox} reads. */
 export interface DescribeInput {
   /** The languages the sandbox runs; both when absent. */
   languages?: readonly string[];
-  tools: { name: string; description: string | undefined; inputSchema: unknown; needsApproval?: boolean }[];
-  capabilities: unknown[];
-  constraints: Record<string, unknown>;
-  maxCalls: Record<string, unknown>;
+  tools: { name: string; description: string | undefined; inputSchema: unknown }[];
+  /** The policy's JSON as `create()` gives it to the addon, which states its grants; null without tools. */
+  policy: string | null;
   limits: {
     timeoutMs: number;
     cpuMs: number;
@@ -21,6 +22,26 @@ export interface DescribeInput {
     fsFiles: number;
   };
 }
+
+/**
+ * Web and Node APIs a model reaches for, by whether the guest has them;
+ * `describe.test.mjs` checks both lists against a real sandbox.
+ */
+export const JS_PRESENT = ["setTimeout", "setInterval", "queueMicrotask", "atob", "btoa", "crypto.getRandomValues", "crypto.randomUUID", "performance.now"];
+export const JS_MISSING = [
+  "fetch (no network)",
+  "require and import",
+  "Buffer",
+  "URL",
+  "URLSearchParams",
+  "TextEncoder",
+  "TextDecoder",
+  "structuredClone",
+  "AbortController",
+  "Blob",
+  "crypto.subtle",
+  "process.env",
+];
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_SCHEMA_DEPTH = 6;
@@ -128,32 +149,6 @@ function declarations(tools: DescribeInput["tools"]): { text: string; viaCall: s
   return { text: render(root, 0), viaCall };
 }
 
-function constraintText(c: unknown): string {
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map(constraintText).join("; ");
-  if (!isObject(c)) return JSON.stringify(c) ?? "";
-  if (Array.isArray(c.and)) return c.and.map(constraintText).join(" and ");
-  if (Array.isArray(c.or)) return `(${c.or.map(constraintText).join(" or ")})`;
-  if ("not" in c) return `not (${constraintText(c.not)})`;
-  if (typeof c.param === "string" && typeof c.op === "string") {
-    return "value" in c ? `${c.param} ${c.op} ${JSON.stringify(c.value)}` : `${c.param} ${c.op}`;
-  }
-  return JSON.stringify(c) ?? "";
-}
-
-/** Whether a capability pattern (`a.b`, `a.*`, `a.**`) covers `name`. */
-function covers(pattern: string, name: string): boolean {
-  const p = pattern.replaceAll("/", ".").split(".");
-  const n = name.replaceAll("/", ".").split(".");
-  const match = (i: number, j: number): boolean => {
-    if (i === p.length) return j === n.length;
-    if (p[i] === "**") return match(i + 1, j) || (j < n.length && match(i, j + 1));
-    if (j === n.length) return false;
-    return (p[i] === "*" || p[i] === n[j]) && match(i + 1, j + 1);
-  };
-  return match(0, 0);
-}
-
 function bytes(n: number): string {
   if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
   if (n >= 1024 ** 2 && n % 1024 ** 2 === 0) return `${n / 1024 ** 2} MiB`;
@@ -175,16 +170,19 @@ export function describeSandbox(input: DescribeInput): string {
   out += "Languages:\n";
   if (languages.includes("javascript")) {
     out +=
-      "- javascript: QuickJS (ES2023). The code is the body of an async function: use top-level `await`; " +
+      "- javascript: plain JavaScript (ES2023, QuickJS), not TypeScript: type annotations are syntax errors. " +
+      "The code is the body of an async function: use top-level `await`; " +
       "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
       (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
-      "Globals persist between runs.\n";
+      "Declarations (`let`, `const`, `var`, `function`) end with the run; properties of `globalThis` persist between runs. " +
+      `Also there: ${JS_PRESENT.join(", ")}. Not there: ${JS_MISSING.join(", ")}.\n`;
   }
   if (languages.includes("shell")) {
+    const commands = native.shellCommands().filter((c) => both || (c !== "js" && c !== "node"));
     out +=
-      "- shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))) with builtin " +
-      "commands: cat grep sed awk jq sort uniq cut tr head tail wc find xargs ls cp mv rm mkdir touch diff printf date seq " +
-      `base64 sha256sum and more (\`CMD --help\`). ${both ? "`js -e CODE` runs JavaScript. " : ""}No other programs exist.\n`;
+      "- shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))). " +
+      `Its commands (most take \`--help\`): ${commands.join(" ")}. ` +
+      `${both ? "`js -e CODE` runs JavaScript. " : ""}No other programs exist.\n`;
   }
   out += "\n";
   out +=
@@ -201,37 +199,18 @@ export function describeSandbox(input: DescribeInput): string {
       out += `Call these with \`await tools.call(name, args)\`: ${viaCall.map((n) => JSON.stringify(n)).join(", ")}.\n`;
     }
     out += "Allowed calls (anything else is denied with a catchable error):\n";
-    const grants: string[] = [];
-    for (const cap of input.capabilities) {
-      if (!isObject(cap) || typeof cap.method !== "string") continue;
+    const policy = made(native.describePolicy(input.policy ?? "{}"));
+    const grants = policy.grants.map((g) => {
       const parts: string[] = [];
-      if (cap.constraints !== undefined) parts.push(constraintText(cap.constraints));
-      if (Array.isArray(cap.params)) parts.push(`only the arguments ${cap.params.join(", ")}`);
-      if (typeof cap.maxCalls === "number") parts.push(`at most ${cap.maxCalls} calls`);
-      if (cap.requireApproval === true) parts.push("each call needs the user's approval");
-      grants.push(`- ${cap.method}: ${parts.length ? parts.join("; ") : "any arguments"}\n`);
-    }
-    for (const [name, c] of Object.entries(input.constraints).sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const limit = input.maxCalls[name];
-      const extra = typeof limit === "number" ? `; at most ${limit} calls` : "";
-      grants.push(`- ${name}: ${constraintText(c)}${extra}\n`);
-    }
-    for (const [name, limit] of Object.entries(input.maxCalls).sort(([a], [b]) => (a < b ? -1 : 1))) {
-      if (!(name in input.constraints)) grants.push(`- ${name}: any arguments; at most ${String(limit)} calls\n`);
-    }
+      if (g.constraints != null) parts.push(g.constraints);
+      if (g.params != null) parts.push(`only the arguments ${g.params.join(", ")}`);
+      if (g.maxCalls != null) parts.push(`at most ${g.maxCalls} calls`);
+      if (g.requireApproval) parts.push("each call needs the user's approval");
+      return `- ${g.method}: ${parts.length ? parts.join("; ") : "any arguments"}\n`;
+    });
     out += grants.length ? grants.join("") : "- none: every call is denied\n";
-    const patterns = [
-      ...input.capabilities.flatMap((c) => (isObject(c) && typeof c.method === "string" ? [c.method] : [])),
-      ...Object.keys(input.constraints),
-      ...Object.keys(input.maxCalls),
-    ];
-    const denied = input.tools
-      .map((t) => t.name.replaceAll("/", "."))
-      .filter((name) => !patterns.some((p) => covers(p, name)))
-      .sort();
-    if (denied.length > 0) out += `Not granted (calls are denied): ${denied.join(", ")}.\n`;
-    const approval = input.tools.filter((t) => t.needsApproval).map((t) => t.name.replaceAll("/", ".")).sort();
-    if (approval.length > 0) out += `Need the user's approval (a call may be denied): ${approval.join(", ")}.\n`;
+    if (policy.ungranted.length > 0) out += `Not granted (calls are denied): ${policy.ungranted.join(", ")}.\n`;
+    if (policy.approval.length > 0) out += `Need the user's approval (a call may be denied): ${policy.approval.join(", ")}.\n`;
   }
   out +=
     `\nLimits per run: ${ms(limits.timeoutMs)} wall time, ${ms(limits.cpuMs)} CPU, ${bytes(limits.memoryBytes)} memory, ` +

@@ -96,15 +96,8 @@ function prepare(options: SandboxOptions): {
   const languages = validateLanguages(options.languages);
   const description = {
     ...(languages ? { languages } : {}),
-    tools: tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema,
-      ...(t.needsApproval ? { needsApproval: true } : {}),
-    })),
-    capabilities: (capabilities ?? []) as unknown[],
-    constraints: (constraints ?? {}) as Record<string, unknown>,
-    maxCalls: (maxCalls ?? {}) as Record<string, unknown>,
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    policy,
   };
   return {
     limits: limits ?? null,

@@ -56,8 +56,8 @@ pub struct BindingDeterminism {
 
 fn to_determinism(d: Option<BindingDeterminism>) -> Result<Option<Determinism>> {
     let Some(d) = d else { return Ok(None) };
-    let seed = limit("seed", Some(d.seed), 0)?;
-    let start_ms = limit("startTime", Some(d.start_ms), 0)?;
+    let seed = whole("seed", d.seed)?;
+    let start_ms = whole("startTime", d.start_ms)?;
     Ok(Some(Determinism { seed, start_ms }))
 }
 
@@ -239,32 +239,35 @@ fn invalid(message: String) -> Error {
     Error::new(Status::InvalidArg, message)
 }
 
-fn limit(name: &str, value: Option<f64>, default: u64) -> Result<u64> {
-    match value {
-        None => Ok(default),
-        Some(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 => {
-            Ok(v as u64)
-        }
-        Some(v) => Err(invalid(format!("limits.{name} must be a non-negative integer, got {v}"))),
+/// A JavaScript number as a limit (or seed); its range is the runtime's to check.
+fn whole(name: &str, value: f64) -> Result<u64> {
+    if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
+        Ok(value as u64)
+    } else {
+        Err(invalid(format!("{name} must be a non-negative integer, got {value}")))
     }
 }
 
 fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
-    let d = Limits::default();
-    let Some(l) = limits else { return Ok(d) };
-    Ok(Limits {
-        timeout_ms: limit("timeoutMs", l.timeout_ms, d.timeout_ms)?,
-        cpu_ms: limit("cpuMs", l.cpu_ms, d.cpu_ms)?,
-        memory_bytes: limit("memoryBytes", l.memory_bytes, d.memory_bytes)?,
-        output_bytes: limit("outputBytes", l.output_bytes, d.output_bytes)?,
-        code_bytes: limit("codeBytes", l.code_bytes, d.code_bytes)?,
-        tool_calls: limit("toolCalls", l.tool_calls, d.tool_calls)?,
-        tool_timeout_ms: limit("toolTimeoutMs", l.tool_timeout_ms, d.tool_timeout_ms)?,
-        tool_result_bytes: limit("toolResultBytes", l.tool_result_bytes, d.tool_result_bytes)?,
-        fs_bytes: limit("fsBytes", l.fs_bytes, d.fs_bytes)?,
-        fs_files: limit("fsFiles", l.fs_files, d.fs_files)?,
-        trace_bytes: limit("traceBytes", l.trace_bytes, d.trace_bytes)?,
-    })
+    let Some(l) = limits else { return Ok(Limits::default()) };
+    let given = [
+        ("timeoutMs", l.timeout_ms),
+        ("cpuMs", l.cpu_ms),
+        ("memoryBytes", l.memory_bytes),
+        ("outputBytes", l.output_bytes),
+        ("codeBytes", l.code_bytes),
+        ("toolCalls", l.tool_calls),
+        ("toolTimeoutMs", l.tool_timeout_ms),
+        ("toolResultBytes", l.tool_result_bytes),
+        ("fsBytes", l.fs_bytes),
+        ("fsFiles", l.fs_files),
+        ("traceBytes", l.trace_bytes),
+    ];
+    let values = given
+        .into_iter()
+        .filter_map(|(name, value)| value.map(|v| whole(&format!("limits.{name}"), v).map(|v| (name, v))))
+        .collect::<Result<Vec<_>>>()?;
+    Limits::from_named(values).map_err(|f| invalid(f.message))
 }
 
 fn from_report(report: RunReport, failure: Option<(ErrorCode, String)>) -> BindingRunResult {
@@ -381,8 +384,7 @@ fn to_tools(
     let (Some(policy), Some(dispatch)) = (policy, dispatch) else {
         return Ok(None);
     };
-    let spec: PolicySpec =
-        serde_json::from_str(&policy).map_err(|e| invalid(format!("invalid tools or capabilities: {e}")))?;
+    let spec = policy_spec(&policy).map_err(invalid)?;
     let index = spec
         .tools
         .iter()
@@ -400,6 +402,64 @@ fn to_tools(
     }))
 }
 
+fn policy_spec(json: &str) -> std::result::Result<PolicySpec, String> {
+    serde_json::from_str(json).map_err(|e| format!("invalid tools or capabilities: {e}"))
+}
+
+/// One capability as `describe()` states it (`Policy::grant_docs`).
+#[napi(object)]
+pub struct BindingGrant {
+    pub method: String,
+    /// The constraint's own readable form.
+    pub constraints: Option<String>,
+    pub params: Option<Vec<String>>,
+    pub max_calls: Option<f64>,
+    pub require_approval: bool,
+}
+
+/// What `describe()` says of a policy.
+#[napi(object)]
+pub struct BindingPolicyDoc {
+    /// The capabilities, in the order calls consult them.
+    pub grants: Vec<BindingGrant>,
+    /// Registered tools no capability grants, sorted.
+    pub ungranted: Vec<String>,
+    /// Registered tools every call of which asks for approval, sorted.
+    pub approval: Vec<String>,
+}
+
+/// Compiles `policy` (the JSON `create` takes) and states what it grants.
+#[napi]
+pub fn describe_policy(policy: String) -> Either<BindingPolicyDoc, BindingFailure> {
+    let policy = match policy_spec(&policy).and_then(|spec| Policy::compile(spec).map_err(|e| e.message)) {
+        Ok(policy) => policy,
+        Err(message) => return Either::B(BindingFailure { code: ErrorCode::InvalidOptions, message }),
+    };
+    let ungranted =
+        policy.tool_names().filter(|n| !policy.grants(n)).map(|n| n.as_str().to_owned()).collect();
+    let approval = policy.approval_tools().map(|n| n.as_str().to_owned()).collect();
+    Either::A(BindingPolicyDoc {
+        grants: policy
+            .grant_docs()
+            .map(|g| BindingGrant {
+                method: g.method.to_owned(),
+                constraints: g.constraints,
+                params: g.params.map(<[String]>::to_vec),
+                max_calls: g.max_calls.map(|n| n as f64),
+                require_approval: g.require_approval,
+            })
+            .collect(),
+        ungranted,
+        approval,
+    })
+}
+
+/// The commands the shell runs (its builtins that are programs), sorted.
+#[napi]
+pub fn shell_commands() -> Vec<&'static str> {
+    cordon_shell::builtins::PROGRAMS.to_vec()
+}
+
 /// A sandbox from the runtime, or its failure as data.
 fn made(sandbox: std::result::Result<Sandbox, RunFailure>) -> Made {
     match sandbox {
@@ -408,28 +468,10 @@ fn made(sandbox: std::result::Result<Sandbox, RunFailure>) -> Made {
     }
 }
 
-/// The limits by their names in `BindingLimits`, in the order
-/// `NativeSandbox.limits()` gives their values.
-fn limit_values(l: &Limits) -> [(&'static str, u64); 11] {
-    [
-        ("timeoutMs", l.timeout_ms),
-        ("cpuMs", l.cpu_ms),
-        ("memoryBytes", l.memory_bytes),
-        ("outputBytes", l.output_bytes),
-        ("codeBytes", l.code_bytes),
-        ("toolCalls", l.tool_calls),
-        ("toolTimeoutMs", l.tool_timeout_ms),
-        ("toolResultBytes", l.tool_result_bytes),
-        ("fsBytes", l.fs_bytes),
-        ("fsFiles", l.fs_files),
-        ("traceBytes", l.trace_bytes),
-    ]
-}
-
 /// The names of the values `NativeSandbox.limits()` returns, in order.
 #[napi(ts_return_type = "Array<keyof BindingLimits>")]
 pub fn limit_keys() -> Vec<&'static str> {
-    limit_values(&Limits::default()).iter().map(|&(name, _)| name).collect()
+    Limits::default().named().iter().map(|&(name, _)| name).collect()
 }
 
 /// Cancels one run (wired to an `AbortSignal` by `js/`).
@@ -610,7 +652,7 @@ impl NativeSandbox {
     /// every sandbox.
     #[napi]
     pub fn limits(&self) -> Float64Array {
-        let values = limit_values(self.inner.limits());
+        let values = self.inner.limits().named();
         Float64Array::new(values.iter().map(|&(_, v)| v as f64).collect())
     }
 

@@ -38,6 +38,6 @@ pub use args::{parse_arguments, ArgLimits};
 pub use constraint::Constraint;
 pub use name::{ToolName, MAX_NAME_LEN};
 pub use pattern::MethodPattern;
-pub use policy::{Allowed, Budgets, Decision, Denial, DenyReason, Policy};
+pub use policy::{Allowed, Budgets, Decision, Denial, DenyReason, GrantDoc, Policy};
 pub use schema::MAX_STEPS;
 pub use spec::{CapabilitySpec, ConfigError, PolicySpec, ToolSpec};

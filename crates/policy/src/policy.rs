@@ -164,6 +164,19 @@ pub enum Decision {
     Deny(Denial),
 }
 
+/// One capability, for documentation ([`Policy::grant_docs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GrantDoc<'a> {
+    /// The method pattern (`stripe.charges.*`).
+    pub method: &'a str,
+    /// The constraint's readable form (`amount <= 10000 and ...`).
+    pub constraints: Option<String>,
+    /// The only parameters a call may pass, when restricted.
+    pub params: Option<&'a [String]>,
+    pub max_calls: Option<u64>,
+    pub require_approval: bool,
+}
+
 /// Calls used, per capability (over the sandbox's life) and in this run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Budgets {
@@ -316,7 +329,29 @@ impl Policy {
 
     /// Whether some capability grants `name` at all (ignoring arguments).
     pub fn grants(&self, name: &ToolName) -> bool {
-        self.capabilities.iter().any(|c| c.pattern.matches(name))
+        self.tools.get(name).map_or_else(
+            || self.capabilities.iter().any(|c| c.pattern.matches(name)),
+            |tool| !tool.capabilities.is_empty(),
+        )
+    }
+
+    /// Each capability as a reader should see it, in the order calls
+    /// consult them: the `capabilities` list, then one per tool named in
+    /// the short forms (`constraints`, `maxCalls`), sorted by name.
+    pub fn grant_docs(&self) -> impl Iterator<Item = GrantDoc<'_>> {
+        self.capabilities.iter().map(|c| GrantDoc {
+            method: c.pattern.as_str(),
+            constraints: c.constraint.as_ref().map(Constraint::describe),
+            params: c.params.as_deref(),
+            max_calls: c.max_calls,
+            require_approval: c.require_approval,
+        })
+    }
+
+    /// Registered tools whose every call asks for approval (`requireApproval`
+    /// on the tool), sorted.
+    pub fn approval_tools(&self) -> impl Iterator<Item = &ToolName> {
+        self.tools.iter().filter(|(_, t)| t.require_approval).map(|(name, _)| name)
     }
 
     /// Decides one call. On `Allow`, the budgets are charged.

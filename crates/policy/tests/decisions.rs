@@ -109,3 +109,50 @@ fn malformed_policies_are_errors() {
         assert!(serde_json::from_str::<PolicySpec>(unknown).is_err(), "{unknown}");
     }
 }
+
+#[test]
+fn grant_docs_state_each_capability_as_it_decides() {
+    let spec: PolicySpec = serde_json::from_str(
+        r#"{
+            "tools": [{"name": "stripe/charges/create"}, {"name": "get_weather", "requireApproval": true},
+                      {"name": "admin.drop"}, {"name": "mail.send"}],
+            "capabilities": [
+                {"method": "stripe.charges.*", "constraints": [
+                    {"param": "amount", "op": "<=", "value": 10000},
+                    {"or": [{"param": "currency", "op": "in", "value": ["USD", "EUR"]},
+                            {"not": {"param": "test", "op": "exists"}}]}],
+                 "maxCalls": 100, "params": ["amount", "currency", "test"]},
+                {"method": "get_weather", "requireApproval": true}
+            ],
+            "constraints": {"mail.send": {"to": "endswith:@example.com"}},
+            "maxCalls": {"mail.send": 3}
+        }"#,
+    )
+    .unwrap();
+    let policy = Policy::compile(spec).unwrap();
+    let docs: Vec<_> = policy
+        .grant_docs()
+        .map(|g| (g.method, g.constraints, g.params.map(<[String]>::to_vec), g.max_calls, g.require_approval))
+        .collect();
+    let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        docs,
+        vec![
+            (
+                "stripe.charges.*",
+                Some(r#"amount <= 10000 and (currency in ["USD","EUR"] or (not test exists))"#.to_string()),
+                Some(strings(&["amount", "currency", "test"])),
+                Some(100),
+                false,
+            ),
+            ("get_weather", None, None, None, true),
+            ("mail.send", Some(r#"to endsWith "@example.com""#.to_string()), None, Some(3), false),
+        ]
+    );
+    let name = |n: &str| cordon_policy::ToolName::parse(n).unwrap();
+    assert!(policy.grants(&name("stripe.charges.create")));
+    assert!(policy.grants(&name("stripe.charges.refund")), "an unregistered name is matched by pattern");
+    assert!(!policy.grants(&name("admin.drop")));
+    let approval: Vec<_> = policy.approval_tools().map(|n| n.as_str()).collect();
+    assert_eq!(approval, ["get_weather"]);
+}

@@ -57,43 +57,68 @@ impl Default for Limits {
     }
 }
 
-/// Inclusive ranges of each limit.
-pub(crate) const TIME_MS: (u64, u64) = (1, 3_600_000);
-pub(crate) const MEMORY_BYTES: (u64, u64) = (16 * MIB, 4096 * MIB);
-pub(crate) const OUTPUT_BYTES: (u64, u64) = (1, 256 * MIB);
-pub(crate) const CODE_BYTES: (u64, u64) = (1, 64 * MIB);
-pub(crate) const TOOL_CALLS: (u64, u64) = (0, 1_000_000);
-pub(crate) const TOOL_RESULT_BYTES: (u64, u64) = (1, 256 * MIB);
-pub(crate) const FS_BYTES: (u64, u64) = (0, 4096 * MIB);
-pub(crate) const FS_FILES: (u64, u64) = (3, 1_000_000);
-pub(crate) const TRACE_BYTES: (u64, u64) = (1024, 1024 * MIB);
-
-impl Limits {
-    /// Checks every limit against its range.
-    pub fn validate(&self) -> Result<(), RunFailure> {
-        check("timeoutMs", self.timeout_ms, TIME_MS)?;
-        check("cpuMs", self.cpu_ms, TIME_MS)?;
-        check("memoryBytes", self.memory_bytes, MEMORY_BYTES)?;
-        check("outputBytes", self.output_bytes, OUTPUT_BYTES)?;
-        check("codeBytes", self.code_bytes, CODE_BYTES)?;
-        check("toolCalls", self.tool_calls, TOOL_CALLS)?;
-        check("toolTimeoutMs", self.tool_timeout_ms, TIME_MS)?;
-        check("toolResultBytes", self.tool_result_bytes, TOOL_RESULT_BYTES)?;
-        check("fsBytes", self.fs_bytes, FS_BYTES)?;
-        check("fsFiles", self.fs_files, FS_FILES)?;
-        check("traceBytes", self.trace_bytes, TRACE_BYTES)?;
-        Ok(())
-    }
+/// One limit: its name in the public API, where it lives in [`Limits`], and
+/// its inclusive range.
+struct Field {
+    name: &'static str,
+    get: fn(&mut Limits) -> &mut u64,
+    range: (u64, u64),
 }
 
-fn check(name: &str, value: u64, (min, max): (u64, u64)) -> Result<(), RunFailure> {
-    if (min..=max).contains(&value) {
+const TIME_MS: (u64, u64) = (1, 3_600_000);
+const MEMORY_BYTES: (u64, u64) = (16 * MIB, 4096 * MIB);
+
+/// Every limit, in the order [`Limits::named`] gives them.
+const FIELDS: [Field; 11] = [
+    Field { name: "timeoutMs", get: |l| &mut l.timeout_ms, range: TIME_MS },
+    Field { name: "cpuMs", get: |l| &mut l.cpu_ms, range: TIME_MS },
+    Field { name: "memoryBytes", get: |l| &mut l.memory_bytes, range: MEMORY_BYTES },
+    Field { name: "outputBytes", get: |l| &mut l.output_bytes, range: (1, 256 * MIB) },
+    Field { name: "codeBytes", get: |l| &mut l.code_bytes, range: (1, 64 * MIB) },
+    Field { name: "toolCalls", get: |l| &mut l.tool_calls, range: (0, 1_000_000) },
+    Field { name: "toolTimeoutMs", get: |l| &mut l.tool_timeout_ms, range: TIME_MS },
+    Field { name: "toolResultBytes", get: |l| &mut l.tool_result_bytes, range: (1, 256 * MIB) },
+    Field { name: "fsBytes", get: |l| &mut l.fs_bytes, range: (0, 4096 * MIB) },
+    Field { name: "fsFiles", get: |l| &mut l.fs_files, range: (3, 1_000_000) },
+    Field { name: "traceBytes", get: |l| &mut l.trace_bytes, range: (1024, 1024 * MIB) },
+];
+
+impl Limits {
+    /// Each limit by its name in the public API (`timeoutMs`, …), in one
+    /// fixed order.
+    pub fn named(&self) -> [(&'static str, u64); 11] {
+        let mut copy = *self;
+        FIELDS.map(|f| (f.name, *(f.get)(&mut copy)))
+    }
+
+    /// The defaults, with the limit called `name` set to `value` for each
+    /// pair; an unknown name is an error. Ranges are checked by
+    /// [`validate`](Self::validate).
+    pub fn from_named<'a>(values: impl IntoIterator<Item = (&'a str, u64)>) -> Result<Self, RunFailure> {
+        let mut limits = Self::default();
+        for (name, value) in values {
+            let Some(field) = FIELDS.iter().find(|f| f.name == name) else {
+                return Err(RunFailure::new(ErrorCode::InvalidOptions, format!("unknown limit {name:?}")));
+            };
+            *(field.get)(&mut limits) = value;
+        }
+        Ok(limits)
+    }
+
+    /// Checks every limit against its range.
+    pub fn validate(&self) -> Result<(), RunFailure> {
+        let mut copy = *self;
+        for field in &FIELDS {
+            let value = *(field.get)(&mut copy);
+            let (min, max) = field.range;
+            if !(min..=max).contains(&value) {
+                return Err(RunFailure::new(
+                    ErrorCode::InvalidOptions,
+                    format!("limits.{} must be an integer from {min} to {max}, got {value}", field.name),
+                ));
+            }
+        }
         Ok(())
-    } else {
-        Err(RunFailure::new(
-            ErrorCode::InvalidOptions,
-            format!("limits.{name} must be an integer from {min} to {max}, got {value}"),
-        ))
     }
 }
 
@@ -117,5 +142,47 @@ mod tests {
         );
         let zero = Limits { timeout_ms: 0, ..Limits::default() };
         assert_eq!(zero.validate().unwrap_err().code, ErrorCode::InvalidOptions);
+    }
+
+    #[test]
+    fn limits_are_set_and_read_by_name() {
+        let l = Limits::from_named([("cpuMs", 5), ("traceBytes", 2048)]).unwrap();
+        assert_eq!(l, Limits { cpu_ms: 5, trace_bytes: 2048, ..Limits::default() });
+        let named = l.named();
+        assert_eq!(named.len(), 11);
+        assert_eq!(Limits::from_named(named).unwrap(), l);
+        // Each name sets its own field, and every field has a name (the
+        // pattern names them all).
+        let Limits {
+            timeout_ms,
+            cpu_ms,
+            memory_bytes,
+            output_bytes,
+            code_bytes,
+            tool_calls,
+            tool_timeout_ms,
+            tool_result_bytes,
+            fs_bytes,
+            fs_files,
+            trace_bytes,
+        } = Limits::from_named(FIELDS.iter().map(|f| f.name).zip(1..)).unwrap();
+        let mut values = vec![
+            timeout_ms,
+            cpu_ms,
+            memory_bytes,
+            output_bytes,
+            code_bytes,
+            tool_calls,
+            tool_timeout_ms,
+            tool_result_bytes,
+            fs_bytes,
+            fs_files,
+            trace_bytes,
+        ];
+        values.sort_unstable();
+        assert_eq!(values, (1..=11).collect::<Vec<u64>>());
+        assert_eq!(named[1], ("cpuMs", 5));
+        let err = Limits::from_named([("cpu", 5)]).unwrap_err();
+        assert_eq!((err.code, err.message.as_str()), (ErrorCode::InvalidOptions, "unknown limit \"cpu\""));
     }
 }

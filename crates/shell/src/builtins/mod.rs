@@ -102,7 +102,9 @@ pub struct Builtin {
 }
 
 /// Every builtin, sorted by name.
-pub static REGISTRY: &[Builtin] = &[
+pub static REGISTRY: &[Builtin] = BUILTINS;
+
+const BUILTINS: &[Builtin] = &[
     source::DOT,
     colon::BUILTIN,
     test::BRACKET,
@@ -191,15 +193,68 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
     REGISTRY.binary_search_by(|b| b.name.cmp(name)).ok().and_then(|i| REGISTRY.get(i))
 }
 
+/// Builtins of the shell alone: not programs on a real system, so a real
+/// `xargs` cannot run them.
+const SHELL_ONLY: &[&str] = &[
+    ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read", "readonly",
+    "return", "set", "shift", "source", "type", "unset",
+];
+
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
-/// a program on a real system. Shell-only builtins (`exit`, `cd`, `export`,
-/// …) and shell functions are not programs, so a real xargs cannot run them.
+/// a program on a real system (not a shell-only builtin or a function).
 pub(crate) fn runnable(name: &str) -> bool {
-    const SHELL_ONLY: &[&str] = &[
-        ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read",
-        "readonly", "return", "set", "shift", "source", "type", "unset",
-    ];
     find(name).is_some() && !SHELL_ONLY.contains(&name)
+}
+
+/// The names of the builtins that are programs on a real system (`cat`,
+/// `jq`, `[`, …), sorted: the commands a script can run. A constant, so a
+/// crate that reads it (the host's `describe()`) links no builtin's code.
+pub const PROGRAMS: [&str; BUILTINS.len() - shell_only_count()] = programs();
+
+const fn same(a: &str, b: &str) -> bool {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.split_first(), b.split_first()) {
+            (None, None) => return true,
+            (Some((x, rest_a)), Some((y, rest_b))) if *x == *y => (a, b) = (rest_a, rest_b),
+            _ => return false,
+        }
+    }
+}
+
+const fn is_shell_only(name: &str) -> bool {
+    let mut rest = SHELL_ONLY;
+    while let Some((first, tail)) = rest.split_first() {
+        if same(first, name) {
+            return true;
+        }
+        rest = tail;
+    }
+    false
+}
+
+const fn shell_only_count() -> usize {
+    let (mut rest, mut count) = (BUILTINS, 0);
+    while let Some((first, tail)) = rest.split_first() {
+        count += is_shell_only(first.name) as usize;
+        rest = tail;
+    }
+    count
+}
+
+// Evaluated by the compiler: an index out of range fails the build.
+#[allow(clippy::indexing_slicing)]
+const fn programs() -> [&'static str; BUILTINS.len() - shell_only_count()] {
+    let mut out = [""; BUILTINS.len() - shell_only_count()];
+    let (mut rest, mut i) = (BUILTINS, 0);
+    while let Some((first, tail)) = rest.split_first() {
+        if !is_shell_only(first.name) {
+            out[i] = first.name;
+            i += 1;
+        }
+        rest = tail;
+    }
+    out
 }
 
 /// Runs a builtin; `args` excludes the command name.
@@ -226,5 +281,13 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn programs_are_the_builtins_xargs_can_run() {
+        let runnable: Vec<_> =
+            super::REGISTRY.iter().map(|b| b.name).filter(|n| super::runnable(n)).collect();
+        assert_eq!(super::PROGRAMS.to_vec(), runnable);
+        assert!(super::PROGRAMS.contains(&"jq") && !super::PROGRAMS.contains(&"cd"));
     }
 }
