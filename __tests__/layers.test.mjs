@@ -20,7 +20,7 @@ const FLOORS = [
   ["options"],
   ["binding"],
   ["errors"],
-  ["types"],
+  ["types", "infer"],
 ];
 const floor = new Map(FLOORS.flatMap((names, i) => names.map((n) => [n, FLOORS.length - i])));
 

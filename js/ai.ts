@@ -6,11 +6,18 @@
 //   await generateText({ model, tools: { run_code: runCode }, prompt, stopWhen: stepCountIs(5) });
 //   await runCode.sandbox.close();
 
+import type { Tool, ToolSet } from "ai";
 import { Sandbox, CordonError, FsError, type Language, type SandboxOptions, type ToolEntry } from "./index";
 import { describeOptions } from "./sandbox";
-import { checkLanguages, codeInputSchema, runForModel, type CodeToolOutput } from "./codetool";
+import { checkLanguages, codeInputSchema, runForModel, type CodeToolInput, type CodeToolOutput } from "./codetool";
 
-export type { CodeToolOutput };
+export type { CodeToolInput, CodeToolOutput };
+
+/** The AI SDK tool {@link createCodeTool} returns, with its sandbox. */
+export type CodeTool = Tool<CodeToolInput, CodeToolOutput> & {
+  /** The conversation's sandbox: close it when the conversation ends. */
+  readonly sandbox: Sandbox;
+};
 
 /** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */
 export interface CodeToolOptions extends SandboxOptions {
@@ -20,6 +27,7 @@ export interface CodeToolOptions extends SandboxOptions {
   description?: string;
 }
 
+/** The parts of `ai` this module calls, as loaded at run time (any major from 5). */
 type AiModule = {
   tool: (definition: Record<string, unknown>) => Record<string, unknown>;
   jsonSchema: (schema: Record<string, unknown>) => unknown;
@@ -43,9 +51,7 @@ function loadAi(): AiModule {
  * or JSON schemas) or cordon tools. The returned tool carries the sandbox as
  * `.sandbox` (close it when the conversation ends).
  */
-export async function createCodeTool(
-  options: CodeToolOptions = {},
-): Promise<Record<string, unknown> & { sandbox: Sandbox }> {
+export async function createCodeTool(options: CodeToolOptions = {}): Promise<CodeTool> {
   const ai = loadAi();
   const { languages: requested = ["javascript", "shell"], description, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
@@ -54,11 +60,11 @@ export async function createCodeTool(
   const tool = ai.tool({
     description: text,
     inputSchema: ai.jsonSchema(codeInputSchema(languages)),
-    execute: (input: { code: string; language?: Language }, context?: { abortSignal?: AbortSignal }) =>
+    execute: (input: CodeToolInput, context?: { abortSignal?: AbortSignal }) =>
       runForModel(sandbox, input, languages, context?.abortSignal),
   });
   Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
-  return tool as Record<string, unknown> & { sandbox: Sandbox };
+  return tool as unknown as CodeTool;
 }
 
 /** An AI SDK tool as the AI SDK hands it to a tool caller. */
@@ -72,8 +78,21 @@ type AiTool = {
 /** Options of {@link createCodeCaller}: a sandbox's, without `tools`. */
 export interface CodeCallerOptions extends Omit<CodeToolOptions, "tools"> {}
 
-/** The caller tool, with `close()` for its sandbox. */
-export type CodeCaller = Record<string, unknown> & { close(): Promise<void> };
+/**
+ * The caller tool: an AI SDK tool marked as a tool caller (AI SDK 7's
+ * `Experimental_ToolCallerTool`, which older majors do not export, so its
+ * shape is spelled out here with their `Tool` and `ToolSet`), with
+ * `close()` for its sandboxes.
+ */
+export type CodeCaller = Tool<CodeToolInput, CodeToolOutput> & {
+  readonly experimental_toolCaller: {
+    type: "local";
+    bind: (tools: ToolSet) => Tool;
+    prepareModelMessage?: (tools: ToolSet) => string | undefined;
+  };
+  /** Closes the sandboxes of every conversation. */
+  close(): Promise<void>;
+};
 
 /**
  * Code mode for AI SDK 7's tool callers: returns a tool marked with
@@ -184,7 +203,7 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
     ai.tool({
       description: announce(tools),
       inputSchema,
-      execute: async (input: { code: string; language?: Language }, options: Record<string, unknown> = {}) => {
+      execute: async (input: CodeToolInput, options: Record<string, unknown> = {}) => {
         const session = sessionFor(tools, options);
         const sandbox = await session.sandbox;
         // Kept only while the run lasts: between runs the sandbox holds
@@ -219,7 +238,53 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
     },
     enumerable: false,
   });
-  return caller as CodeCaller;
+  return caller as unknown as CodeCaller;
+}
+
+/** What a command of a {@link SandboxSession} takes. */
+export interface SandboxCommandOptions {
+  command: string;
+  /** Default: the session's `root`. */
+  workingDirectory?: string;
+  env?: Record<string, string>;
+  abortSignal?: AbortSignal;
+}
+
+/** A command started by {@link SandboxSession.spawn}: its output streams when it ends. */
+export interface SandboxProcess {
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  wait(): Promise<{ exitCode: number }>;
+  kill(): Promise<void>;
+}
+
+type PathOptions = { path: string; abortSignal?: AbortSignal };
+type WriteOptions<Content> = { path: string; content: Content; abortSignal?: AbortSignal };
+
+/**
+ * AI SDK 7's `Experimental_SandboxSession`, as {@link createSandboxSession}
+ * implements it. Spelled out rather than imported, since AI SDK 5 and 6
+ * have no such type; `__tests__/types/` checks that it is assignable to AI
+ * SDK 7's.
+ */
+export interface SandboxSession {
+  readonly description: string;
+  readonly readFile: (options: PathOptions) => Promise<ReadableStream<Uint8Array> | null>;
+  readonly readBinaryFile: (options: PathOptions) => Promise<Uint8Array | null>;
+  readonly readTextFile: (options: PathOptions & { encoding?: string; startLine?: number; endLine?: number }) => Promise<string | null>;
+  readonly writeFile: (options: WriteOptions<ReadableStream<Uint8Array>>) => Promise<void>;
+  readonly writeBinaryFile: (options: WriteOptions<Uint8Array>) => Promise<void>;
+  /** UTF-8 only: another `encoding` is refused. */
+  readonly writeTextFile: (options: WriteOptions<string> & { encoding?: string }) => Promise<void>;
+  readonly stat: (options: PathOptions) => Promise<{ type: "file" | "directory"; size: number } | null>;
+  readonly listDirectory: (options: PathOptions) => Promise<{ name: string; type: "file" | "directory" }[] | null>;
+  readonly deleteFile: (options: PathOptions) => Promise<boolean>;
+  readonly spawn: {
+    /** Commands take no standard input: refused. */
+    (options: SandboxCommandOptions & { stdin: true }): Promise<never>;
+    (options: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess>;
+  };
+  readonly run: (options: SandboxCommandOptions) => Promise<{ exitCode: number; stdout: string; stderr: string }>;
 }
 
 /** What {@link createSandboxSession} accepts beside the sandbox. */
@@ -245,7 +310,7 @@ const streamOf = (bytes: Uint8Array) =>
  * of one command does not leak into the next). Processes have no stdin and
  * stream their output when they end; the session never reaches the host.
  */
-export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOptions = {}): Record<string, unknown> {
+export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOptions = {}): SandboxSession {
   const root = options.root ?? "/workspace";
   if (typeof root !== "string" || !root.startsWith("/")) {
     throw new CordonError("INVALID_OPTIONS", `root must be an absolute path, got ${JSON.stringify(root)}`);
@@ -294,6 +359,49 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
       throw err;
     }
   };
+  // Overloaded so that the type says what the code does: a command with
+  // stdin is refused.
+  function spawn(o: SandboxCommandOptions & { stdin: true }): Promise<never>;
+  function spawn(o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess>;
+  async function spawn(o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess> {
+    if (o.stdin) throw new CordonError("INVALID_OPTIONS", "cordon commands take no standard input");
+    const controller = new AbortController();
+    const abort = () => controller.abort(o.abortSignal?.reason);
+    if (o.abortSignal?.aborted) abort();
+    o.abortSignal?.addEventListener("abort", abort, { once: true });
+    let killed = false;
+    const done = run({ ...o, abortSignal: controller.signal });
+    const settled = done.then(
+      (r) => r,
+      () => ({ exitCode: 1, stdout: "", stderr: "" }),
+    );
+    const later = (pick: (r: { stdout: string; stderr: string }) => string) =>
+      new ReadableStream<Uint8Array>({
+        async start(c) {
+          const text = pick(await settled);
+          if (text) c.enqueue(new TextEncoder().encode(text));
+          c.close();
+        },
+      });
+    return {
+      stdout: later((r) => r.stdout),
+      stderr: later((r) => r.stderr),
+      // Killed: 137, as a process ended by SIGKILL; aborted: the abort reason.
+      wait: () =>
+        done.then(
+          (r) => ({ exitCode: r.exitCode }),
+          (e) => {
+            if (killed) return { exitCode: 137 };
+            throw e;
+          },
+        ),
+      kill: async () => {
+        killed = true;
+        controller.abort(new Error("killed"));
+        await settled;
+      },
+    };
+  }
   return {
     description:
       `A cordon sandbox: a bash-compatible shell with Rust builtins (grep, sed, awk, jq, …) and JavaScript ` +
@@ -365,45 +473,7 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
         throw e;
       }
     },
-    spawn: async (o: { command: string; stdin?: boolean; workingDirectory?: string; env?: Record<string, string>; abortSignal?: AbortSignal }) => {
-      if (o.stdin) throw new CordonError("INVALID_OPTIONS", "cordon commands take no standard input");
-      const controller = new AbortController();
-      const abort = () => controller.abort(o.abortSignal?.reason);
-      if (o.abortSignal?.aborted) abort();
-      o.abortSignal?.addEventListener("abort", abort, { once: true });
-      let killed = false;
-      const done = run({ ...o, abortSignal: controller.signal });
-      const settled = done.then(
-        (r) => r,
-        () => ({ exitCode: 1, stdout: "", stderr: "" }),
-      );
-      const later = (pick: (r: { stdout: string; stderr: string }) => string) =>
-        new ReadableStream<Uint8Array>({
-          async start(c) {
-            const text = pick(await settled);
-            if (text) c.enqueue(new TextEncoder().encode(text));
-            c.close();
-          },
-        });
-      return {
-        stdout: later((r) => r.stdout),
-        stderr: later((r) => r.stderr),
-        // Killed: 137, as a process ended by SIGKILL; aborted: the abort reason.
-        wait: () =>
-          done.then(
-            (r) => ({ exitCode: r.exitCode }),
-            (e) => {
-              if (killed) return { exitCode: 137 };
-              throw e;
-            },
-          ),
-        kill: async () => {
-          killed = true;
-          controller.abort(new Error("killed"));
-          await settled;
-        },
-      };
-    },
+    spawn,
     run,
   };
 }

@@ -4,6 +4,12 @@
 import { CordonError, type Language, type Sandbox } from "./index";
 import { validateLanguages } from "./options";
 
+/** What the model sends: the code, and its language when not the first enabled. */
+export interface CodeToolInput {
+  code: string;
+  language?: Language;
+}
+
 /** What the model gets back from one run. */
 export interface CodeToolOutput {
   exitCode: number;
@@ -40,7 +46,7 @@ export function codeInputSchema(languages: Language[]): Record<string, unknown> 
  */
 export async function runForModel(
   sandbox: Sandbox,
-  input: { code: string; language?: Language },
+  input: CodeToolInput,
   languages: Language[],
   signal: AbortSignal | undefined,
 ): Promise<CodeToolOutput> {

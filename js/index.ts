@@ -19,5 +19,6 @@
 export * from "./types";
 export { CordonError, FsError } from "./errors";
 export { SandboxFs } from "./files";
-export { tool } from "./tools";
+export { tool, type ToolDefinitionInput } from "./tools";
+export type { InferToolInput, FromJsonSchema } from "./infer";
 export { Sandbox } from "./sandbox";

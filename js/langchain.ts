@@ -5,10 +5,29 @@
 //   const runCode = await createCodeTool({ tools: fromLangChainTools([search]), capabilities: [{ method: "search" }] });
 //   const model = chatModel.bindTools([runCode]);
 
+import type { DynamicStructuredTool, StructuredToolInterface } from "@langchain/core/tools";
 import { Sandbox, CordonError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
 import { InvalidArgumentsError } from "./errors";
 import { jsonSchemaOnly } from "./tools";
-import { checkLanguages, codeInputSchema, runForModel } from "./codetool";
+import { checkLanguages, codeInputSchema, runForModel, type CodeToolInput } from "./codetool";
+
+export type { CodeToolInput };
+
+/**
+ * The LangChain tool {@link createCodeTool} returns: a structured tool
+ * (JSON Schema input, typed as {@link CodeToolInput}) whose result is the
+ * run's JSON text, with its sandbox.
+ */
+export type LangChainCodeTool = DynamicStructuredTool<
+  // LangChain's default schema type (Zod or JSON Schema), whichever major is installed.
+  DynamicStructuredTool["schema"],
+  CodeToolInput,
+  CodeToolInput,
+  string
+> & {
+  /** The tool's sandbox: close it when the tool is no longer used. */
+  readonly sandbox: Sandbox;
+};
 
 /** Options of {@link createCodeTool}: the sandbox's, plus the tool's own. */
 export interface LangChainCodeToolOptions extends SandboxOptions {
@@ -40,13 +59,13 @@ function loadTools(): ToolsModule {
  * as `error: { code, message }`. The run's `signal` comes from the call's
  * config. The tool carries the sandbox as `.sandbox`.
  */
-export async function createCodeTool(options: LangChainCodeToolOptions = {}): Promise<unknown & { sandbox: Sandbox }> {
+export async function createCodeTool(options: LangChainCodeToolOptions = {}): Promise<LangChainCodeTool> {
   const lc = loadTools();
   const { languages: requested = ["javascript", "shell"], name = "run_code", description, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
   const sandbox = await Sandbox.create({ ...sandboxOptions, languages });
   const schema = codeInputSchema(languages);
-  const run = async (input: { code: string; language?: Language }, config?: { signal?: AbortSignal }): Promise<string> =>
+  const run = async (input: CodeToolInput, config?: { signal?: AbortSignal }): Promise<string> =>
     JSON.stringify(await runForModel(sandbox, input, languages, config?.signal));
   const tool = lc.tool(run as (input: never, config?: { signal?: AbortSignal }) => Promise<string>, {
     name,
@@ -54,15 +73,7 @@ export async function createCodeTool(options: LangChainCodeToolOptions = {}): Pr
     schema,
   });
   Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
-  return tool as unknown & { sandbox: Sandbox };
-}
-
-/** The parts of a LangChain tool this module uses. */
-interface LangChainToolLike {
-  name: string;
-  description?: string;
-  schema?: unknown;
-  invoke: (input: unknown) => Promise<unknown>;
+  return tool as LangChainCodeTool;
 }
 
 /**
@@ -70,7 +81,7 @@ interface LangChainToolLike {
  * (under the capabilities), with their schemas (Zod or JSON Schema). A tool
  * that returns JSON text gives the guest the parsed value.
  */
-export function fromLangChainTools(tools: LangChainToolLike[]): ToolDefinition[] {
+export function fromLangChainTools(tools: readonly StructuredToolInterface[]): ToolDefinition[] {
   return tools.map((t) => {
     if (!t || typeof t.name !== "string" || typeof t.invoke !== "function") {
       throw new CordonError("INVALID_OPTIONS", "fromLangChainTools takes LangChain tools (with a name and invoke())");

@@ -5,9 +5,19 @@
 // - `mcpTools(client)` turns the tools of a connected MCP server into
 //   sandbox tools, so guest code calls them under capabilities.
 
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Sandbox, CordonError, type RunResult, type SandboxOptions, type ToolDefinition } from "./index";
 
+// The SDK's modules as loaded at run time; the public signatures use its types.
 type Any = any;
+
+/** What {@link mcpTools} uses of an MCP client: the SDK's `Client`, connected. */
+export type McpClient = Pick<Client, "listTools" | "callTool">;
+
+/** The arguments of an MCP tool call, as the SDK types them. */
+export type McpToolArguments = NonNullable<CallToolRequest["params"]["arguments"]>;
 
 function sdk(path: string): Any {
   try {
@@ -37,7 +47,7 @@ function runText(r: RunResult): string {
  * `write_file` (`{ path, content }`). Results are JSON text; a limit or a
  * file error is an MCP tool error (`isError: true`) with the code.
  */
-export function createMcpServer(sandbox: Sandbox, info: { name?: string; version?: string } = {}): Any {
+export function createMcpServer(sandbox: Sandbox, info: { name?: string; version?: string } = {}): Server {
   const { Server } = sdk("server/index.js");
   const { ListToolsRequestSchema, CallToolRequestSchema } = sdk("types.js");
   const server = new Server(
@@ -122,13 +132,13 @@ function toolName(name: string, prefix: string): string {
  * `structuredContent` reaches the guest as data; otherwise its text (parsed
  * when it is JSON). A tool error becomes a failed call in the guest.
  */
-export async function mcpTools(client: Any, options: { prefix?: string } = {}): Promise<ToolDefinition[]> {
+export async function mcpTools(client: McpClient, options: { prefix?: string } = {}): Promise<ToolDefinition<McpToolArguments>[]> {
   const listed = await client.listTools();
-  return (listed.tools as Any[]).map((t) => ({
+  return listed.tools.map((t) => ({
     name: toolName(String(t.name), options.prefix ?? ""),
     description: typeof t.description === "string" ? t.description : undefined,
     inputSchema: t.inputSchema,
-    execute: async (args: Record<string, unknown>) => {
+    execute: async (args: McpToolArguments) => {
       const r = await client.callTool({ name: t.name, arguments: args });
       const texts = (Array.isArray(r.content) ? r.content : [])
         .filter((c: Any) => c && c.type === "text")

@@ -3,10 +3,24 @@
 
 import { CordonError } from "./errors";
 import { isPlainObject, show } from "./options";
-import type { JsonSchema, ToolDefinition, ToolExecute } from "./types";
+import type { InferToolInput } from "./infer";
+import type { JsonSchema, NeedsApproval, ToolDefinition, ToolExecuteOptions } from "./types";
 
-/** Defines a tool. */
-export function tool(definition: ToolDefinition): ToolDefinition {
+/** What {@link tool} takes: a definition whose `inputSchema` is `Schema`. */
+export interface ToolDefinitionInput<Schema, Args = InferToolInput<Schema>> extends Omit<ToolDefinition<Args>, "inputSchema"> {
+  /** JSON Schema of the argument object, a Zod 4 schema, a Standard Schema with JSON Schema, or an AI SDK `jsonSchema()`. */
+  inputSchema?: Schema;
+}
+
+/**
+ * Defines a tool. `execute`'s argument is typed from `inputSchema`: a Zod or
+ * Standard Schema's output, an AI SDK schema's type, the value a JSON Schema
+ * literal describes (see {@link InferToolInput}). Without a schema it is the
+ * type `execute` declares, else any JSON object.
+ */
+export function tool<Args = Record<string, unknown>>(definition: ToolDefinitionInput<undefined, Args>): ToolDefinition<Args>;
+export function tool<const Schema>(definition: ToolDefinitionInput<Schema>): ToolDefinition<InferToolInput<Schema>>;
+export function tool(definition: ToolDefinitionInput<unknown, never>): ToolDefinition<never> {
   return definition;
 }
 
@@ -16,8 +30,8 @@ export interface NormalTool {
   inputSchema: JsonSchema | undefined;
   /** The schema's own parse (Zod, Standard Schema, an AI SDK schema), run on the host after the policy allowed a call. */
   parse: SchemaParse | undefined;
-  needsApproval: ToolDefinition["needsApproval"];
-  execute: ToolExecute;
+  needsApproval: boolean | NeedsApproval<unknown> | undefined;
+  execute: (args: unknown, options: ToolExecuteOptions) => unknown;
 }
 
 /** A parse's outcome: the value the tool gets, or why the arguments were refused. */
@@ -146,7 +160,7 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     throw new CordonError("INVALID_OPTIONS", `a tool name must be a string, got ${show(name)}`);
   }
   if (typeof entry === "function") {
-    return { name, description: undefined, inputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as ToolExecute };
+    return { name, description: undefined, inputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as NormalTool["execute"] };
   }
   if (entry === null || typeof entry !== "object") {
     throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} must be a function or { execute }, got ${show(entry)}`);
@@ -170,7 +184,7 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     inputSchema,
     parse: schemaParse(schema),
     needsApproval: needsApproval as NormalTool["needsApproval"],
-    execute: e.execute as ToolExecute,
+    execute: e.execute as NormalTool["execute"],
   };
 }
 

@@ -39,10 +39,7 @@ export interface Limits {
 /** A JSON Schema object. */
 export type JsonSchema = Record<string, unknown>;
 
-/** The function behind a tool: takes the validated argument object. */
-export type ToolExecute = (args: any, options: ToolExecuteOptions) => unknown;
-
-/** What a tool's `execute` receives beside its arguments. */
+/** What a tool's `execute` (and a `needsApproval` function) receives beside its arguments. */
 export interface ToolExecuteOptions {
   /** An id of this call, unique within the sandbox. */
   toolCallId: string;
@@ -51,6 +48,32 @@ export interface ToolExecuteOptions {
   /** Always empty: present for AI SDK tools, which expect it. */
   messages: never[];
 }
+
+/**
+ * The options a tool of another framework may declare for its `execute`:
+ * what {@link ToolExecuteOptions} provides, as far as an AI SDK tool's own
+ * options type (`messages: ModelMessage[]`, AI SDK 7's `context`) can be
+ * compared with it.
+ */
+export interface ToolCallOptions {
+  toolCallId: string;
+  toolName?: string;
+  messages: readonly unknown[];
+}
+
+/**
+ * The function behind a tool: takes the validated argument object. Declared
+ * as a method, so a function whose parameter is narrower (`{ city: string }`)
+ * fits, as it does in a method of a class.
+ */
+export type ToolExecute<Args = Record<string, unknown>> = {
+  execute(args: Args, options: ToolExecuteOptions): unknown;
+}["execute"];
+
+/** A tool's own approval rule: `false` waives the approval of this call. */
+export type NeedsApproval<Args = Record<string, unknown>> = {
+  needsApproval(args: Args, options: ToolExecuteOptions): boolean | PromiseLike<boolean>;
+}["needsApproval"];
 
 /** A host directory mounted into the sandbox (see {@link SandboxOptions.mounts}). */
 export interface Mount {
@@ -62,24 +85,53 @@ export interface Mount {
   writeThrough?: boolean;
 }
 
-/** A tool definition (see {@link tool}). */
-export interface ToolDefinition {
+/**
+ * A tool definition (see {@link tool}), whose `execute` takes `Args`: the
+ * output of its schema's parse (Zod, Standard Schema, an AI SDK schema), the
+ * value a JSON Schema describes, or any JSON object when it has no schema.
+ */
+export interface ToolDefinition<Args = Record<string, unknown>> {
   /** Segments of `[A-Za-z0-9_-]` joined by `.` or `/` (`stripe.charges.create`), at most 128 bytes. */
   name: string;
   description?: string;
-  /** JSON Schema of the argument object, a Zod 4 schema, or an AI SDK `jsonSchema()`. */
+  /** JSON Schema of the argument object, a Zod 4 schema, a Standard Schema with JSON Schema, or an AI SDK `jsonSchema()`. */
   inputSchema?: unknown;
   /**
    * Every call asks {@link SandboxOptions.approve} first, whichever
    * capability allows it (denied when there is no `approve`). A function (the
    * AI SDK's form) decides per call: `false` waives the approval.
    */
-  needsApproval?: boolean | ((args: any, options: ToolExecuteOptions) => boolean | PromiseLike<boolean>);
-  execute: ToolExecute;
+  needsApproval?: boolean | NeedsApproval<Args>;
+  execute(args: Args, options: ToolExecuteOptions): unknown;
+}
+
+/**
+ * A tool in a record, named by its key: `{ description, inputSchema,
+ * execute }`. AI SDK tools (`tool()` of `ai` 5, 6 and 7) fit as they are.
+ */
+export interface ToolSpec {
+  /**
+   * Text for the model. AI SDK 7 types it as possibly a function of the
+   * call's context; cordon needs the text when the sandbox is created, so a
+   * function is refused there (`INVALID_OPTIONS`).
+   */
+  description?: string | ((options: never) => string);
+  /** As {@link ToolDefinition.inputSchema}. */
+  inputSchema?: unknown;
+  /** As {@link ToolDefinition.needsApproval}. */
+  needsApproval?:
+    | boolean
+    | { needsApproval(args: Record<string, unknown>, options: ToolCallOptions): boolean | PromiseLike<boolean> }["needsApproval"];
+  /**
+   * Required: a tool without it is refused when the sandbox is created
+   * (`INVALID_OPTIONS`). Optional in the type because the AI SDK's `Tool`
+   * type has it optional.
+   */
+  execute?(args: Record<string, unknown>, options: ToolCallOptions): unknown;
 }
 
 /** A tool in a record: a function, or a definition without its name (AI SDK tools fit). */
-export type ToolEntry = ToolExecute | Omit<ToolDefinition, "name">;
+export type ToolEntry = ToolExecute | ToolSpec;
 
 /** One constraint (long form); see the README for the operators. */
 export type Constraint =

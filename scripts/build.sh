@@ -11,3 +11,4 @@ cd "$CORDON_ROOT"
 bash scripts/build-guest.sh
 bash scripts/build-native.sh "$CORDON_HOST_TARGET"
 npx tsc -p tsconfig.json
+node scripts/dual-types.mjs

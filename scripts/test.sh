@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: setup (idempotent), build from source, the generated
 # types must match the committed ones, formatting and lints of host and
-# guest, Rust tests, Node tests against the built package, fuzzing, the
+# guest, Rust tests, Node tests against the built package, the package's
+# types against each framework version (scripts/test-types.sh), fuzzing, the
 # packed packages in a fresh project, and a second target (Linux arm64 under
 # qemu).
 set -euo pipefail
@@ -56,6 +57,9 @@ step "node tests (the arm64 build stopped meanwhile)"
 kill -STOP -- "-$cross" 2>/dev/null || true
 node --test --test-concurrency=1 __tests__/
 kill -CONT -- "-$cross" 2>/dev/null || true
+
+step "types: the README's examples and the adapters under tsc --strict (AI SDK 5/6/7, LangChain 0.3/1, MCP, no peers)"
+bash scripts/test-types.sh
 
 step "fuzz (10 s per target)"
 bash scripts/fuzz.sh 10
