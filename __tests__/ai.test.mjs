@@ -7,6 +7,7 @@ import { generateText, stepCountIs, tool, jsonSchema } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { z } from "zod";
 import { createCodeTool } from "cordon/ai";
+import { assertCapped } from "./fixtures/capped.mjs";
 
 const usage = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -74,11 +75,12 @@ return rows.map((r) => r.tempC).join(",");`,
     { exitCode: 0, stdout: "Oslo\nParis\n", stderr: "" },
   ]);
   // The tool results reached the model's next step.
+  // The model reads the returned value once: not again at stdout's end.
   const toolMessages = prompts[prompts.length - 1].filter((m) => m.role === "tool");
-  assert.deepEqual(
-    toolMessages.map((m) => m.content[0].output),
-    outputs.map((value) => ({ type: "json", value })),
-  );
+  assert.deepEqual(toolMessages.map((m) => m.content[0].output), [
+    { type: "json", value: { exitCode: 0, stdout: "DENIED\n", stderr: "", value: "5,4" } },
+    { type: "json", value: outputs[1] },
+  ]);
   await runCode.sandbox.close();
 });
 
@@ -107,4 +109,33 @@ test("createCodeCaller needs AI SDK 7: with ai@6 it is a clear typed error", asy
       e.code === "INVALID_OPTIONS" &&
       e.message === 'createCodeCaller needs AI SDK 7 or later ("ai" exports no experimental_toolCaller)',
   );
+});
+
+test("a 5 MB print reaches the model as 16 KiB of head and tail; the host keeps it whole", async () => {
+  const runCode = await createCodeTool({ limits: { outputBytes: 8 * 1024 * 1024 } });
+  const code = `console.log(Array.from({ length: 400000 }, (_, i) => "line " + i).join("\\n"));
+console.error("€".repeat(2000000));
+return "x".repeat(100000);`;
+  const { model, prompts } = scriptedModel([{ code }]);
+  const result = await generateText({ model, tools: { run_code: runCode }, prompt: "print", stopWhen: stepCountIs(5) });
+  const [output] = result.steps.flatMap((s) => s.toolResults.map((r) => r.output));
+  const lines = Array.from({ length: 400000 }, (_, i) => "line " + i).join("\n") + "\n";
+  assert.equal(output.stdout, lines + "x".repeat(100000) + "\n");
+  assert.equal(output.stderr, "€".repeat(2000000) + "\n");
+  const [seen] = prompts[1].filter((m) => m.role === "tool").map((m) => m.content[0].output.value);
+  assert.equal(seen.exitCode, 0);
+  assertCapped(seen.stdout, lines, 16384);
+  assert.ok(seen.stdout.startsWith("line 0\nline 1\n") && seen.stdout.endsWith("line 399999\n"));
+  assertCapped(seen.stderr, output.stderr, 16384);
+  assertCapped(seen.value, output.value, 16384);
+  assert.ok(JSON.stringify(seen).length < 3 * 16384 + 200);
+  await runCode.sandbox.close();
+
+  const small = await createCodeTool({ modelOutputBytes: 1024, limits: { outputBytes: 8 * 1024 * 1024 } });
+  const again = scriptedModel([{ code }]);
+  await generateText({ model: again.model, tools: { run_code: small }, prompt: "print", stopWhen: stepCountIs(5) });
+  const [capped] = again.prompts[1].filter((m) => m.role === "tool").map((m) => m.content[0].output.value);
+  assertCapped(capped.stdout, lines, 1024);
+  await small.sandbox.close();
+  await assert.rejects(createCodeTool({ modelOutputBytes: 10 }), { code: "INVALID_OPTIONS", message: /modelOutputBytes must be an integer from 256/ });
 });

@@ -11,7 +11,7 @@ const expected = {
     'tool output: {"exitCode":0,"stdout":"{\\"city\\":\\"Rome\\",\\"tempC\\":24}\\n","stderr":"","value":"{\\"city\\":\\"Rome\\",\\"tempC\\":24}"}\n' +
     "answer: Rome is the warmest.\n",
   "mcp.mjs": 'run_shell: {"exitCode":0,"stdout":"15\\n","stderr":""}\nguest: 21\n',
-  "langchain.mjs": 'tool message: {"exitCode":0,"stdout":"17\\n","stderr":"","value":"17"}\n',
+  "langchain.mjs": 'tool message: {"exitCode":0,"stdout":"","stderr":"","value":"17"}\n',
 };
 
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".mjs")).sort()) {

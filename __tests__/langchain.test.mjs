@@ -8,6 +8,7 @@ import { AIMessage, AIMessageChunk, HumanMessage } from "@langchain/core/message
 import { FakeStreamingChatModel } from "@langchain/core/utils/testing";
 import { z } from "zod";
 import { createCodeTool, fromLangChainTools } from "cordon/langchain";
+import { assertCapped } from "./fixtures/capped.mjs";
 
 test("a LangChain agent step runs code that calls LangChain tools under capabilities", async () => {
   const looked = [];
@@ -43,7 +44,9 @@ return total;`;
   const toolMessage = await runCode.invoke(first.tool_calls[0]);
   messages.push(toolMessage);
   assert.equal(toolMessage.tool_call_id, "t1");
-  assert.deepEqual(JSON.parse(toolMessage.content), { exitCode: 0, stdout: "DENIED\n50\n", stderr: "", value: "50" });
+  // The model reads the value once; the host has the whole output as the artifact.
+  assert.deepEqual(JSON.parse(toolMessage.content), { exitCode: 0, stdout: "DENIED\n", stderr: "", value: "50" });
+  assert.deepEqual(toolMessage.artifact, { exitCode: 0, stdout: "DENIED\n50\n", stderr: "", value: "50" });
   assert.deepEqual(looked, ["A1", "B22"]);
   const final = await answers.invoke(messages);
   assert.equal(final.content, "There are 50 items in stock.");
@@ -51,5 +54,20 @@ return total;`;
   // Shell too, in the same sandbox session.
   const sh = await runCode.invoke({ code: "echo $((6 * 7))", language: "shell" });
   assert.deepEqual(JSON.parse(sh), { exitCode: 0, stdout: "42\n", stderr: "" });
+  await runCode.sandbox.close();
+});
+
+test("a 5 MB print reaches the model as 16 KiB of head and tail; the artifact keeps it whole", async () => {
+  const runCode = await createCodeTool({ limits: { outputBytes: 8 * 1024 * 1024 } });
+  const code = 'console.log(Array.from({ length: 400000 }, (_, i) => "line " + i).join("\\n"))';
+  const message = await runCode.invoke({ id: "t2", name: "run_code", args: { code }, type: "tool_call" });
+  const lines = Array.from({ length: 400000 }, (_, i) => "line " + i).join("\n") + "\n";
+  assert.deepEqual(message.artifact, { exitCode: 0, stdout: lines, stderr: "" });
+  const seen = JSON.parse(message.content);
+  assert.deepEqual(Object.keys(seen), ["exitCode", "stdout", "stderr"]);
+  assertCapped(seen.stdout, lines, 16384);
+  // Called with plain input, the tool gives the model's text.
+  const plain = JSON.parse(await runCode.invoke({ code }));
+  assert.deepEqual(plain, seen);
   await runCode.sandbox.close();
 });

@@ -9,6 +9,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Sandbox } from "cordon";
 import { createMcpServer, mcpTools } from "cordon/mcp";
+import { assertCapped } from "./fixtures/capped.mjs";
 
 async function connected(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -31,7 +32,7 @@ test("an MCP client runs code and files in a cordon sandbox", async () => {
   assert.deepEqual([sh.isError, JSON.parse(text(sh))], [undefined, { exitCode: 0, stdout: "2\n", stderr: "" }]);
   assert.equal(text(await client.callTool({ name: "read_file", arguments: { path: "out.txt" } })), "a\nb\n");
   const js = await client.callTool({ name: "run_javascript", arguments: { code: "return fs.readFileSync('out.txt', 'utf8').length" } });
-  assert.deepEqual(JSON.parse(text(js)), { exitCode: 0, stdout: "4\n", stderr: "", value: "4" });
+  assert.deepEqual(JSON.parse(text(js)), { exitCode: 0, stdout: "", stderr: "", value: "4" });
   const loop = await client.callTool({ name: "run_javascript", arguments: { code: "while (true) {}" } });
   assert.equal(loop.isError, true);
   assert.deepEqual(JSON.parse(text(loop)), {
@@ -76,4 +77,22 @@ test("cordon mcp serves over stdio", async () => {
   const r = await client.callTool({ name: "run_shell", arguments: { code: "echo $((6 * 7)) | tr 4 X" } });
   assert.deepEqual(JSON.parse(text(r)), { exitCode: 0, stdout: "X2\n", stderr: "" });
   await client.close();
+});
+
+test("a 5 MB print or file reaches the MCP client as 16 KiB of head and tail", async () => {
+  const sandbox = await Sandbox.create({ limits: { outputBytes: 8 * 1024 * 1024 } });
+  const server = createMcpServer(sandbox);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(clientSide);
+  const lines = Array.from({ length: 400000 }, (_, i) => "line " + i).join("\n") + "\n";
+  const code = 'const t = Array.from({ length: 400000 }, (_, i) => "line " + i).join("\\n"); console.log(t); fs.writeFileSync("big.txt", t + "\\n")';
+  const run = JSON.parse((await client.callTool({ name: "run_javascript", arguments: { code } })).content[0].text);
+  assert.deepEqual(Object.keys(run), ["exitCode", "stdout", "stderr"]);
+  assertCapped(run.stdout, lines, 16384);
+  const file = (await client.callTool({ name: "read_file", arguments: { path: "big.txt" } })).content[0].text;
+  assertCapped(file, lines, 16384);
+  await client.close();
+  await sandbox.close();
 });

@@ -9,7 +9,7 @@
 import type { Tool, ToolSet } from "ai";
 import { Sandbox, CordonError, FsError, type Language, type SandboxOptions, type ToolEntry } from "./index";
 import { describeOptions } from "./sandbox";
-import { checkLanguages, codeInputSchema, runForModel, type CodeToolInput, type CodeToolOutput } from "./codetool";
+import { checkLanguages, checkModelOutputBytes, codeInputSchema, modelOutput, runForModel, type CodeToolInput, type CodeToolOutput } from "./codetool";
 
 export type { CodeToolInput, CodeToolOutput };
 
@@ -25,6 +25,12 @@ export interface CodeToolOptions extends SandboxOptions {
   languages?: Language[];
   /** Text put before the generated description of the sandbox. */
   description?: string;
+  /**
+   * Bytes of each of stdout, stderr, the value and the error message that go
+   * back to the model from one run (its head and tail, with how much was
+   * cut). Default 16 KiB. The tool's result in the AI SDK's steps is whole.
+   */
+  modelOutputBytes?: number;
 }
 
 /** The parts of `ai` this module calls, as loaded at run time (any major from 5). */
@@ -53,8 +59,9 @@ function loadAi(): AiModule {
  */
 export async function createCodeTool(options: CodeToolOptions = {}): Promise<CodeTool> {
   const ai = loadAi();
-  const { languages: requested = ["javascript", "shell"], description, ...sandboxOptions } = options;
+  const { languages: requested = ["javascript", "shell"], description, modelOutputBytes, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
+  const toModelOutput = modelOutput(checkModelOutputBytes(modelOutputBytes));
   const sandbox = await Sandbox.create({ ...sandboxOptions, languages });
   const text = (description ? `${description.trim()}\n\n` : "") + sandbox.describe();
   const tool = ai.tool({
@@ -62,6 +69,7 @@ export async function createCodeTool(options: CodeToolOptions = {}): Promise<Cod
     inputSchema: ai.jsonSchema(codeInputSchema(languages)),
     execute: (input: CodeToolInput, context?: { abortSignal?: AbortSignal }) =>
       runForModel(sandbox, input, languages, context?.abortSignal),
+    toModelOutput,
   });
   Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
   return tool as unknown as CodeTool;
@@ -110,7 +118,8 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
   if (typeof ai.experimental_toolCaller !== "function") {
     throw new CordonError("INVALID_OPTIONS", 'createCodeCaller needs AI SDK 7 or later ("ai" exports no experimental_toolCaller)');
   }
-  const { languages: requested = ["javascript", "shell"], description, ...sandboxOptions } = options;
+  const { languages: requested = ["javascript", "shell"], description, modelOutputBytes, ...sandboxOptions } = options;
+  const toModelOutput = modelOutput(checkModelOutputBytes(modelOutputBytes));
   if ("tools" in sandboxOptions) {
     throw new CordonError("INVALID_OPTIONS", "createCodeCaller takes no tools: the AI SDK binds the routed ones");
   }
@@ -215,6 +224,7 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
           if (session.outer === options) session.outer = {};
         }
       },
+      toModelOutput,
     });
   const unbound = ai.tool({
     description:

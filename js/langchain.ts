@@ -9,7 +9,7 @@ import type { DynamicStructuredTool, StructuredToolInterface } from "@langchain/
 import { Sandbox, CordonError, type Language, type SandboxOptions, type ToolDefinition } from "./index";
 import { InvalidArgumentsError } from "./errors";
 import { jsonSchemaOnly } from "./tools";
-import { checkLanguages, codeInputSchema, runForModel, type CodeToolInput } from "./codetool";
+import { checkLanguages, checkModelOutputBytes, codeInputSchema, forModel, runForModel, type CodeToolInput } from "./codetool";
 
 export type { CodeToolInput };
 
@@ -37,6 +37,12 @@ export interface LangChainCodeToolOptions extends SandboxOptions {
   name?: string;
   /** Text put before the generated description of the sandbox. */
   description?: string;
+  /**
+   * Bytes of each of stdout, stderr, the value and the error message in the
+   * JSON text the model reads (their head and tail, with how much was cut).
+   * Default 16 KiB. The whole output is the `ToolMessage`'s `artifact`.
+   */
+  modelOutputBytes?: number;
 }
 
 type ToolsModule = {
@@ -55,22 +61,30 @@ function loadTools(): ToolsModule {
  * Creates the sandbox (one per tool: files and globals persist between the
  * model's runs) and returns a LangChain structured tool taking
  * `{ code, language }`, described by {@link Sandbox.describe}. It returns
- * JSON text `{ exitCode, stdout, stderr, value?, error? }`; a limit comes back
+ * JSON text `{ exitCode, stdout, stderr, value?, error? }` capped for the
+ * model (`modelOutputBytes`), and the whole output as the `ToolMessage`'s
+ * `artifact` when called with a tool call; a limit comes back
  * as `error: { code, message }`. The run's `signal` comes from the call's
  * config. The tool carries the sandbox as `.sandbox`.
  */
 export async function createCodeTool(options: LangChainCodeToolOptions = {}): Promise<LangChainCodeTool> {
   const lc = loadTools();
-  const { languages: requested = ["javascript", "shell"], name = "run_code", description, ...sandboxOptions } = options;
+  const { languages: requested = ["javascript", "shell"], name = "run_code", description, modelOutputBytes, ...sandboxOptions } = options;
   const languages = checkLanguages(requested);
+  const max = checkModelOutputBytes(modelOutputBytes);
   const sandbox = await Sandbox.create({ ...sandboxOptions, languages });
   const schema = codeInputSchema(languages);
-  const run = async (input: CodeToolInput, config?: { signal?: AbortSignal }): Promise<string> =>
-    JSON.stringify(await runForModel(sandbox, input, languages, config?.signal));
-  const tool = lc.tool(run as (input: never, config?: { signal?: AbortSignal }) => Promise<string>, {
+  // LangChain's content and artifact: the model reads the first, the host
+  // keeps the second on the ToolMessage.
+  const run = async (input: CodeToolInput, config?: { signal?: AbortSignal }) => {
+    const output = await runForModel(sandbox, input, languages, config?.signal);
+    return [JSON.stringify(forModel(output, max)), output];
+  };
+  const tool = lc.tool(run as unknown as (input: never, config?: { signal?: AbortSignal }) => Promise<string>, {
     name,
     description: (description ? `${description.trim()}\n\n` : "") + sandbox.describe(),
     schema,
+    responseFormat: "content_and_artifact",
   });
   Object.defineProperty(tool, "sandbox", { value: sandbox, enumerable: false });
   return tool as LangChainCodeTool;

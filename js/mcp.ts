@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CallToolRequest } from "@modelcontextprotocol/sdk/types.js";
 import { Sandbox, CordonError, type RunResult, type SandboxOptions, type ToolDefinition } from "./index";
+import { checkModelOutputBytes, clip, forModel, type CodeToolOutput } from "./codetool";
 
 // The SDK's modules as loaded at run time; the public signatures use its types.
 type Any = any;
@@ -34,11 +35,12 @@ const CODE_SCHEMA = {
   additionalProperties: false,
 };
 
-function runText(r: RunResult): string {
-  const out: Record<string, unknown> = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+/** A run as the client's model reads it: capped (see `forModel`). */
+function runText(r: RunResult, max: number): string {
+  const out: CodeToolOutput = { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
   if (r.value !== undefined) out.value = r.value;
   if (r.error) out.error = { name: r.error.name, message: r.error.message };
-  return JSON.stringify(out);
+  return JSON.stringify(forModel(out, max));
 }
 
 /**
@@ -47,7 +49,16 @@ function runText(r: RunResult): string {
  * `write_file` (`{ path, content }`). Results are JSON text; a limit or a
  * file error is an MCP tool error (`isError: true`) with the code.
  */
-export function createMcpServer(sandbox: Sandbox, info: { name?: string; version?: string } = {}): Server {
+export function createMcpServer(
+  sandbox: Sandbox,
+  info: {
+    name?: string;
+    version?: string;
+    /** Bytes of each of stdout, stderr, the value and the error message a run's result holds (head and tail). Default 16 KiB. */
+    modelOutputBytes?: number;
+  } = {},
+): Server {
+  const max = checkModelOutputBytes(info.modelOutputBytes);
   const { Server } = sdk("server/index.js");
   const { ListToolsRequestSchema, CallToolRequestSchema } = sdk("types.js");
   const server = new Server(
@@ -89,10 +100,10 @@ export function createMcpServer(sandbox: Sandbox, info: { name?: string; version
           const language = name === "run_shell" ? "shell" : "javascript";
           const signal: AbortSignal | undefined = extra?.signal;
           const r = await sandbox.run(str(args.code, "code"), signal ? { language, signal } : { language });
-          return text(runText(r), r.exitCode !== 0);
+          return text(runText(r, max), r.exitCode !== 0);
         }
         case "read_file":
-          return text(await sandbox.fs.readFile(str(args.path, "path"), "utf8"));
+          return text(clip(await sandbox.fs.readFile(str(args.path, "path"), "utf8"), max));
         case "write_file":
           await sandbox.fs.writeFile(str(args.path, "path"), str(args.content, "content"));
           return text("ok");
