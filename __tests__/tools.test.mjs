@@ -882,3 +882,23 @@ test("a tool whose error's message cannot be read still answers, and the calls b
   assert.deepEqual([r.stdout, r.stderr, r.exitCode], [want + "\n", "", 0]);
   await sb.close();
 });
+
+test("a capability that matches no registered tool is refused at create(), naming it and the tools", async () => {
+  const tools = [
+    tool({ name: "stripe/charges/create", execute: async () => 1 }),
+    tool({ name: "get_weather", execute: async () => 1 }),
+  ];
+  await createRejects(
+    { tools, capabilities: [{ method: "get_weather" }, { method: "stripe.charge.*" }] },
+    /^capability "stripe\.charge\.\*" matches no registered tool \(the tools are: get_weather, stripe\.charges\.create\)$/,
+  );
+  await createRejects({ capabilities: [{ method: "get_weather" }] }, /matches no registered tool \(the tools are: none\)/);
+  // describe() without a sandbox validates the same way.
+  const { describeOptions } = await import("cordon").then((m) => m);
+  if (describeOptions) assert.throws(() => describeOptions({ tools, capabilities: [{ method: "nope" }] }), { code: "INVALID_OPTIONS" });
+  // Patterns that match something are fine, and grant what they match.
+  const sb = await Sandbox.create({ tools, capabilities: [{ method: "stripe.**" }] });
+  const r = await sb.run("await stripe.charges.create({}); try { await get_weather({}) } catch (e) { return e.reason }");
+  assert.equal(r.value, "not_granted");
+  await sb.close();
+});

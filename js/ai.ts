@@ -8,7 +8,7 @@
 
 import type { Tool, ToolSet } from "ai";
 import { Sandbox, CordonError, FsError, type Language, type SandboxOptions, type ToolEntry } from "./index";
-import { describeOptions } from "./sandbox";
+import { IGNORE_UNMATCHED, describeOptions } from "./sandbox";
 import { checkLanguages, checkModelOutputBytes, codeInputSchema, modelOutput, runForModel, type CodeToolInput, type CodeToolOutput } from "./codetool";
 
 export type { CodeToolInput, CodeToolOutput };
@@ -139,8 +139,10 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
         execute: (args: unknown) => call(name, args),
       };
     }
-    return {
+    const options: SandboxOptions & { [IGNORE_UNMATCHED]: boolean } = {
       ...sandboxOptions,
+      // The user's capabilities may name tools another call routes.
+      [IGNORE_UNMATCHED]: true,
       languages,
       tools: entries,
       // The routing grants each tool, except those that need approval: a
@@ -151,6 +153,7 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
           .filter(([, t]) => !t.needsApproval)
           .map(([method]) => ({ method })),
     };
+    return options;
   };
   const announce = (tools: Record<string, AiTool>) =>
     (description ? `${description.trim()}\n\n` : "") + describeOptions(optionsFor(tools, () => undefined), limits);

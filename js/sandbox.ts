@@ -38,6 +38,15 @@ export function describeOptions(options: SandboxOptions, limits: Readonly<Requir
   return describeSandbox({ ...prepare(options).description, limits });
 }
 
+/**
+ * An option of `create()` for adapters, not users: capabilities that match
+ * no registered tool are accepted (they grant nothing) instead of being
+ * refused as a likely misspelling. The AI SDK's code caller binds only the
+ * tools one call routes to it, a subset of what the capabilities name.
+ * @internal
+ */
+export const IGNORE_UNMATCHED: unique symbol = Symbol("cordon.ignoreUnmatched");
+
 function prepare(options: SandboxOptions): {
   limits: NativeLimits | null;
   policy: string | null;
@@ -88,6 +97,7 @@ function prepare(options: SandboxOptions): {
       capabilities: capabilities ?? [],
       constraints: constraints ?? {},
       maxCalls: maxCalls ?? {},
+      ...((options as { [IGNORE_UNMATCHED]?: unknown })[IGNORE_UNMATCHED] === true ? { ignoreUnmatched: true } : {}),
     });
     dispatch = makeDispatch(tools, options as SandboxOptions);
   }

@@ -223,6 +223,7 @@ impl Policy {
     /// constraint, schema or budget is an error.
     pub fn compile(spec: PolicySpec) -> Result<Self, ConfigError> {
         let digest = digest_of(&spec);
+        let spec_ignores_unmatched = spec.ignore_unmatched;
         let mut tools = BTreeMap::new();
         for tool in &spec.tools {
             let name = ToolName::parse(&tool.name).map_err(ConfigError::new)?;
@@ -304,6 +305,22 @@ impl Policy {
                 .filter(|(_, c)| c.pattern.matches(name))
                 .map(|(i, _)| i)
                 .collect();
+        }
+        // A pattern that matches no tool grants nothing: most likely a
+        // misspelt name, which would otherwise deny every call silently.
+        let mut unmatched = capabilities.iter().filter(|c| !tools.keys().any(|name| c.pattern.matches(name)));
+        if let Some(unused) = unmatched.next().filter(|_| !spec_ignores_unmatched) {
+            const SHOWN: usize = 20;
+            let mut registered: Vec<&str> = tools.keys().take(SHOWN).map(ToolName::as_str).collect();
+            let more = format!("and {} more", tools.len().saturating_sub(SHOWN));
+            if tools.len() > SHOWN {
+                registered.push(&more);
+            }
+            return Err(ConfigError::new(format!(
+                "capability {:?} matches no registered tool (the tools are: {})",
+                unused.pattern.as_str(),
+                if registered.is_empty() { "none".to_owned() } else { registered.join(", ") }
+            )));
         }
         Ok(Self { tools, capabilities, arg_limits: ArgLimits::default(), digest })
     }

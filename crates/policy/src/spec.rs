@@ -85,4 +85,10 @@ pub struct PolicySpec {
     /// amla-sandbox's short form: `{ tool: 10 }`.
     #[serde(default)]
     pub max_calls: BTreeMap<String, u64>,
+    /// Accept capabilities that match no registered tool (they grant
+    /// nothing). Off, such a capability is an error: it is most likely a
+    /// misspelt name. On where the tools are a subset chosen later (the AI
+    /// SDK's code caller binds the tools a call routes to it).
+    #[serde(default)]
+    pub ignore_unmatched: bool,
 }

@@ -54,6 +54,14 @@ fn malformed_policies_are_errors() {
     for (policy, message) in [
         (r#"{"tools":[{"name":"a..b"}]}"#, "tool name \"a..b\" has an empty segment"),
         (r#"{"tools":[{"name":"a"},{"name":"a"}]}"#, "tool \"a\" is registered twice"),
+        (
+            r#"{"tools":[{"name":"stripe.charges.create"},{"name":"get"}],"capabilities":[{"method":"get"},{"method":"stripe.charge.*"}]}"#,
+            "capability \"stripe.charge.*\" matches no registered tool (the tools are: get, stripe.charges.create)",
+        ),
+        (
+            r#"{"capabilities":[{"method":"**"}]}"#,
+            "capability \"**\" matches no registered tool (the tools are: none)",
+        ),
         (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"path":"endswith-.json"}}}"#, ""),
         (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"n":"<=abc"}}}"#, ""),
         (r#"{"tools":[{"name":"t"}],"constraints":{"t":{"n":"~5"}}}"#, ""),
@@ -101,6 +109,13 @@ fn malformed_policies_are_errors() {
             assert_eq!(err.message, message);
         }
     }
+    // Unless the spec says to ignore them: they grant nothing.
+    let spec: PolicySpec = serde_json::from_str(
+        r#"{"tools":[{"name":"a"}],"capabilities":[{"method":"b"}],"ignoreUnmatched":true}"#,
+    )
+    .unwrap();
+    let policy = Policy::compile(spec).unwrap();
+    assert!(matches!(policy.check("a", b"{}", &mut Budgets::new(&policy)), Decision::Deny(_)));
     for unknown in [
         r#"{"tool":[]}"#,
         r#"{"capabilities":[{"method":"t","maxcalls":1}]}"#,
