@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createInterface } from "node:readline";
 import { Sandbox, CordonError, type Capability, type Language, type SandboxOptions } from "./index";
+import { startRepl } from "./repl";
 
 const HELP = `Usage: cordon run [OPTIONS] FILE        run a JavaScript or shell (.sh) file
        cordon run [OPTIONS] -e CODE     run JavaScript given inline
@@ -33,7 +33,9 @@ Options:
 
 Exit status: the script's exit status; 125 when the sandbox failed (a limit was
 hit, bad options), with "cordon: CODE: message" on stderr; 2 for usage errors.
-In the REPL, \`.shell\` and \`.js\` switch languages and \`.exit\` quits.
+The REPL echoes each expression's value and keeps declarations for the next
+input; \`.shell\` and \`.js\` switch languages, \`.help\` lists the commands,
+\`.exit\` or Ctrl-D quits, and Ctrl-C cancels a running input (status 130).
 `;
 
 interface Parsed {
@@ -183,41 +185,11 @@ async function run(p: Parsed): Promise<number> {
 
 async function repl(p: Parsed): Promise<number> {
   const sb = await Sandbox.create(await options(p));
-  let language: Language = p.language;
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, historySize: 1000 });
-
-  // Prompts only on a terminal: piped input gets just the output.
-  const interactive = process.stdin.isTTY === true;
-  const prompt = () => {
-    if (!interactive) return;
-    rl.setPrompt(language === "shell" ? "cordon$ " : "cordon> ");
-    rl.prompt();
-  };
-  prompt();
-  let last = 0;
-  for await (const line of rl) {
-    const text = line.trim();
-    if (text === ".exit") break;
-    if (text === ".shell" || text === ".js") {
-      language = text === ".shell" ? "shell" : "javascript";
-      prompt();
-      continue;
-    }
-    if (text !== "") {
-      try {
-        const r = await sb.run(line, { language });
-        process.stdout.write(r.stdout);
-        process.stderr.write(r.stderr);
-        last = r.exitCode;
-      } catch (err) {
-        last = sandboxFailure(err);
-      }
-    }
-    prompt();
+  try {
+    return await startRepl(sb, { language: p.language, failure: sandboxFailure });
+  } finally {
+    await sb.close();
   }
-  rl.close();
-  await sb.close();
-  return last;
 }
 
 export async function main(argv: string[]): Promise<number> {
