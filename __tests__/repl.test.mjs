@@ -3,7 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { Script } from "node:vm";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,13 +74,46 @@ test("cordon repl: values are echoed as Node's REPL shows them; declarations sta
       "",
     ].join("\n"),
   );
-  assert.equal(r.stderr, "Uncaught ReferenceError: undefinedName is not defined\n    at <anonymous> (main.js:1:22)\n");
+  assert.equal(r.stderr, "Uncaught ReferenceError: undefinedName is not defined\n    at <anonymous> (main.js:1:1)\n");
   assert.equal(r.status, 0);
 });
 
 test("cordon repl: an incomplete input goes on over the next lines", () => {
   const r = repl("function add(a, b) {\n  return a +\n    b\n}\nadd(2,\n3)\nconst t = `one\ntwo`\nt.split('\\n')\n");
   assert.deepEqual(r, { stdout: "undefined\n5\nundefined\n[ 'one', 'two' ]\n", stderr: "", status: 0 });
+});
+
+test("cordon repl: error positions are those of the input as typed", () => {
+  const r = repl(
+    [
+      "'use strict'; function fails(n) { return n.missing.deeper }",
+      "let a = 1, b = nope",
+      "  1 +",
+      "  (2 + oops)",
+      "class K { m() { return zz } }",
+      "new K().m()",
+      "fails({})",
+    ].join("\n") + "\n",
+  );
+  assert.equal(r.stdout, "undefined\nundefined\n");
+  // The input's own top level, and functions of earlier inputs, where they
+  // were typed.
+  assert.equal(
+    r.stderr,
+    [
+      "Uncaught ReferenceError: nope is not defined",
+      "    at <anonymous> (main.js:1:16)",
+      "Uncaught ReferenceError: oops is not defined",
+      "    at <anonymous> (main.js:2:8)",
+      "Uncaught ReferenceError: zz is not defined",
+      "    at m (main.js:1:24)",
+      "    at <anonymous> (main.js:1:9)",
+      "Uncaught TypeError: cannot read property 'deeper' of undefined",
+      "    at fails (main.js:1:42)",
+      "    at <anonymous> (main.js:1:1)",
+      "",
+    ].join("\n"),
+  );
 });
 
 test("cordon repl: .help lists the commands; a limit is reported and the session goes on", () => {
@@ -93,6 +128,30 @@ test("cordon repl: .help lists the commands; a limit is reported and the session
       "cordon: the sandbox restarted: JavaScript globals from earlier inputs are gone (files remain)\n",
   );
   assert.equal(r.status, 0);
+});
+
+test("the REPL's rewrite of real code still parses: cordon's own compiled files as inputs", () => {
+  const { rewrite } = createRequire(import.meta.url)("../dist/replsource.js");
+  const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+  const parses = (body) => {
+    try {
+      new Script(`(async function () {\n${body}\n})`);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const files = readdirSync(dist).filter((f) => f.endsWith(".js"));
+  assert.ok(files.length >= 10);
+  for (const f of files) {
+    const text = readFileSync(join(dist, f), "utf8").replace(/^#!.*/, "");
+    assert.ok(parses(text), f);
+    const { code } = rewrite(text);
+    assert.ok(parses(code), `the rewrite of ${f} does not parse`);
+    // Declarations became assignments to globals: no `const`, `let` or
+    // `var` is left at the start of a line (these files indent the rest).
+    assert.doesNotMatch(code, /^(const|let|var) /m, f);
+  }
 });
 
 // ---- a real terminal ------------------------------------------------------

@@ -53,14 +53,15 @@ export function startRepl(sb: Sandbox, opts: ReplOptions): Promise<number> {
     eval: (cmd, _context, _file, callback) => {
       if (cmd.trim() === "") return callback(null, undefined);
       let code = cmd;
+      let positions = (text: string) => text;
       if (language === "javascript") {
         // Decided at once: the REPL reads the next line into the same input.
         const prepared = prepare(cmd);
         if (prepared.incomplete) return callback(new nodeRepl.Recoverable(new SyntaxError("incomplete input")), undefined);
-        code = prepared.code;
+        ({ code, positions } = prepared);
       }
       gate.busy = true;
-      runOne(code).then(
+      runOne(code, positions).then(
         () => gate.done(() => callback(null, undefined)),
         (err: unknown) => {
           // A fault of cordon itself: reported, and the session goes on.
@@ -79,12 +80,13 @@ export function startRepl(sb: Sandbox, opts: ReplOptions): Promise<number> {
     process.stderr.write(err);
   };
 
-  async function runOne(code: string): Promise<void> {
+  /** Runs one input; `positions` maps the places in its error messages back to the input. */
+  async function runOne(code: string, positions: (text: string) => string): Promise<void> {
     const controller = new AbortController();
     const stopped = gate.running(() => controller.abort());
     try {
       const r = await sb.run(code, { language, signal: controller.signal });
-      write(r.stdout, r.stderr);
+      write(r.stdout, positions(r.stderr));
       last = r.exitCode;
     } catch (err) {
       if (err instanceof CordonError && err.code === "CANCELLED" && controller.signal.aborted) {

@@ -4,9 +4,9 @@
 // problem for inputs with top-level `await` and rewrites them
 // (lib/internal/repl/await.js), which is followed here:
 //
-//   let x = 5, {a} = o;   ->  void ((x = 5), ({a} = o));
-//   function f() {}       ->  globalThis.f = f; function f() {}
-//   class C {}            ->  C = class C {};
+//   let x = 5, {a} = o;   ->  ;(  x = 5, {a} = o);
+//   function f() {}       ->  function f() {};globalThis.f = f;
+//   class C {}            ->  class C {};globalThis.C = C;
 //   x + 1                 ->  return <echo>((x + 1))
 //
 // The guest runs sloppy code, where assigning an undeclared name creates a
@@ -15,7 +15,11 @@
 // assignment pattern. The value of a final expression statement is printed
 // the way Node's REPL prints it (util.inspect, strings quoted), anything
 // else prints `undefined`. Only the top level is rewritten: `for (let ...)`,
-// blocks and function bodies keep their own scopes.
+// blocks and function bodies keep their own scopes. A declaration's keyword
+// becomes `;(` of the same length and the rest is inserted after what it
+// concerns, so functions keep their line and column numbers in later
+// inputs' stack traces; the current input's top level is mapped back
+// (`positions`).
 //
 // Node parses with acorn; cordon has no parser dependency, so this file has
 // a tokenizer (strings, comments, templates, regular expressions) and a
@@ -229,7 +233,6 @@ interface Statement {
 }
 
 class Splitter {
-  readonly edits: Edit[] = [];
   constructor(private readonly t: Token[]) {}
 
   private is(i: number, value: string): boolean {
@@ -398,7 +401,7 @@ class Splitter {
 }
 
 /** The name the echo function has in the code sent to the guest. */
-export const ECHO = "__cordonEcho";
+const ECHO = "__cordonEcho";
 
 // Declared after the input (a function declaration is hoisted), so the
 // input keeps its line and column numbers: strings are shown quoted (`%o`),
@@ -415,7 +418,16 @@ function parses(body: string): boolean {
   }
 }
 
-export type Prepared = { incomplete: true } | { incomplete: false; code: string };
+export type Prepared =
+  | { incomplete: true }
+  | {
+      incomplete: false;
+      code: string;
+      /** `main.js:LINE:COLUMN` positions of the guest's messages, made those of the input. */
+      positions: (text: string) => string;
+    };
+
+const unchanged = (text: string) => text;
 
 /**
  * What the REPL runs for one input. `incomplete` when the input stops in the
@@ -429,16 +441,68 @@ export function prepare(input: string): Prepared {
   }
   if (!parses(input)) {
     if (tokenize(input).open) return { incomplete: true };
-    return { incomplete: false, code: input };
+    return { incomplete: false, code: input, positions: unchanged };
   }
-  const code = rewrite(input);
+  const { code, edits } = rewrite(input);
   // A rewrite the host cannot parse is a fault of the rewrite: the input
   // then runs as it is (its declarations stay local to the run).
-  return { incomplete: false, code: parses(code) ? code : input };
+  if (!parses(code)) return { incomplete: false, code: input, positions: unchanged };
+  return { incomplete: false, code, positions: (text) => mapPositions(text, input, code, edits) };
 }
 
-/** The rewrite described at the top of this file. */
-export function rewrite(input: string): string {
+/** Offsets where each line of `text` starts. */
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}
+
+/**
+ * Maps the outermost frame of each stack in `text` (`at <anonymous>
+ * (main.js:LINE:COLUMN)`, 1-based, the top level of this input) from `code`
+ * back to `input`; a place inside inserted text becomes the place of the
+ * insertion. Other frames may be functions of earlier inputs, whose
+ * positions are their own (declarations are rewritten without moving them),
+ * so they are left as they are.
+ */
+function mapPositions(text: string, input: string, code: string, edits: Edit[]): string {
+  const codeLines = lineStarts(code);
+  const inputLines = lineStarts(input);
+  const map = (line: number, column: number): string | undefined => {
+    if (line < 1 || line > codeLines.length) return undefined;
+    const at = codeLines[line - 1] + column - 1;
+    // Walk the edits in order, from `code`'s offsets back to `input`'s.
+    let shift = 0;
+    for (const e of edits) {
+      const start = e.at + shift;
+      if (at < start) break;
+      if (at < start + e.text.length) return place(e.at);
+      shift += e.text.length - e.length;
+    }
+    return place(at - shift);
+  };
+  const place = (offset: number): string | undefined => {
+    if (offset > input.length) return undefined;
+    let row = inputLines.length - 1;
+    while (inputLines[row] > offset) row--;
+    return `main.js:${row + 1}:${offset - inputLines[row] + 1}`;
+  };
+  const lines = text.split("\n");
+  return lines
+    .map((l, i) => {
+      const frame = /^(\s+at <anonymous> \()main\.js:(\d+):(\d+)\)$/.exec(l);
+      if (frame === null || /^\s+at /.test(lines[i + 1] ?? "")) return l;
+      const mapped = map(Number(frame[2]), Number(frame[3]));
+      return mapped === undefined ? l : `${frame[1]}${mapped})`;
+    })
+    .join("\n");
+}
+
+/**
+ * The rewrite described at the top of this file, and the edits it made.
+ * @internal exported for tests
+ */
+export function rewrite(input: string): { code: string; edits: Edit[] } {
   const { tokens } = tokenize(input);
   const s = new Splitter(tokens);
   const edits: Edit[] = [];
@@ -449,25 +513,29 @@ export function rewrite(input: string): string {
     last = st;
     const first = tokens[st.first];
     if (st.kind === "declaration") {
+      // The keyword becomes `;(` padded to its length, so the columns after
+      // it stay; the `;` keeps a `(` from calling the line before.
       const list = s.declarators.get(st.first) ?? [];
-      edits.push({ at: first.start, length: first.value.length, text: list.length === 1 ? "void" : "void (" });
-      for (const d of list) {
-        insert(tokens[d.first].start, "(");
-        insert(tokens[d.last].end, d.init ? ")" : " = undefined)");
-      }
-      if (list.length > 1) insert(tokens[list[list.length - 1].last].end, ")");
-    } else if (st.kind === "function") {
-      const fn = first.value === "async" ? st.first + 2 : st.first + 1;
-      const name = tokens[tokens[fn]?.value === "*" ? fn + 1 : fn];
-      if (name?.type === "name") insert(first.start, `globalThis.${name.value} = ${name.value}; `);
-    } else if (st.kind === "class") {
-      const name = tokens[st.first + 1];
+      edits.push({ at: first.start, length: first.value.length, text: ";(".padEnd(first.value.length) });
+      for (const d of list) if (!d.init) insert(tokens[d.last].end, " = undefined");
+      insert(tokens[list[list.length - 1].last].end, ")");
+    } else if (st.kind === "function" || st.kind === "class") {
+      // The declaration stays as it is (its positions with it); its binding
+      // is copied to a global after it.
+      const at = first.value === "async" ? st.first + 2 : st.first + 1;
+      const name = tokens[tokens[at]?.value === "*" ? at + 1 : at];
       if (name?.type === "name" && name.value !== "extends") {
-        insert(first.start, `${name.value} = `);
-        insert(tokens[st.next - 1].end, ";");
+        insert(tokens[st.next - 1].end, `;globalThis.${name.value} = ${name.value};`);
       }
     }
     i = st.next;
+  }
+  // A leading `'use strict'` would make the whole input strict, where an
+  // assignment to an undeclared name throws: as a template literal (of the
+  // same length) it is an ordinary expression, not a directive.
+  const directive = tokens[0];
+  if (directive?.type === "str" && directive.value.slice(1, -1) === "use strict") {
+    edits.push({ at: directive.start, length: directive.value.length, text: "`use strict`" });
   }
   if (last?.kind === "expression") {
     // Up to the expression's end, its `;` left outside.
@@ -475,7 +543,8 @@ export function rewrite(input: string): string {
     insert(tokens[last.first].start, `return ${ECHO}((`);
     insert(tokens[end].end, "))");
   }
-  edits.sort((a, b) => a.at - b.at);
+  // In order; at one place, insertions before a replacement that starts there.
+  edits.sort((a, b) => a.at - b.at || Math.sign(a.length) - Math.sign(b.length));
   let out = "";
   let from = 0;
   for (const e of edits) {
@@ -485,5 +554,5 @@ export function rewrite(input: string): string {
   out += input.slice(from);
   // Anything else (a declaration, a loop) shows `undefined`, as in Node.
   const tail = last?.kind === "expression" ? "" : `;return ${ECHO}(undefined);`;
-  return `${out}\n${tail} ${ECHO_DEFINITION}`;
+  return { code: `${out}\n${tail} ${ECHO_DEFINITION}`, edits };
 }
