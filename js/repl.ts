@@ -172,6 +172,7 @@ class Gate {
         },
       });
     }
+    this.input.on("resume", () => this.pump());
     process.stdin.setEncoding("utf8");
     process.stdin.on("data", this.onData);
     process.stdin.on("end", this.onEnd);
@@ -205,9 +206,13 @@ class Gate {
     };
   }
 
-  /** Hands on input up to the next line end, then waits a turn: the REPL may start a run with it. */
+  /**
+   * Hands on input up to the next line end, then waits a turn: the REPL may
+   * start a run with it. Nothing while the REPL has paused its input (it
+   * does while it loads the history file): it would all arrive at once.
+   */
   private pump(): void {
-    if (this.busy || this.stepping) return;
+    if (this.busy || this.stepping || this.input.isPaused()) return;
     if (this.pending === "") {
       if (this.ended) this.input.end();
       return;
