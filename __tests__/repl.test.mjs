@@ -116,12 +116,17 @@ test("cordon repl: error positions are those of the input as typed", () => {
   );
 });
 
-test("cordon repl: .help lists the commands; a limit is reported and the session goes on", () => {
-  const r = repl(".help\n.shell\necho $((6 * 7))\n.js\nglobalThis.kept = 1\nwhile (true) {}\ntypeof kept\n", ["--timeout", "300"]);
+test("cordon repl: .help lists the commands; a limit is reported and the session goes on; .clear starts over", () => {
+  const r = repl(
+    ".help\n.shell\necho $((6 * 7)) > n.txt; cat n.txt\n.js\nglobalThis.kept = 1\nwhile (true) {}\ntypeof kept\nfs.existsSync('n.txt')\n.clear\nfs.existsSync('n.txt')\n",
+    ["--timeout", "300"],
+  );
   assert.match(r.stdout, /^\.break +Sometimes you get stuck/m);
   assert.match(r.stdout, /^\.shell +Run the next inputs as shell \(bash-compatible\) scripts$/m);
   assert.match(r.stdout, /^\.js +Run the next inputs as JavaScript$/m);
-  assert.match(r.stdout, /\n42\n1\n'undefined'\n$/);
+  assert.match(r.stdout, /^\.clear +Break, and start over in a new sandbox \(globals and files are gone\)$/m);
+  // The files outlive the restart after the limit, not `.clear`.
+  assert.match(r.stdout, /\n42\n1\n'undefined'\ntrue\nfalse\n$/);
   assert.equal(
     r.stderr,
     "cordon: TIMEOUT: the run exceeded its time limit of 300 ms (limits.timeoutMs)\n" +

@@ -343,12 +343,8 @@ async function run(p: Parsed): Promise<number> {
 }
 
 async function repl(p: Parsed): Promise<number> {
-  const sb = await Sandbox.create(await options(p));
-  try {
-    return await startRepl(sb, { language: p.language, failure: sandboxFailure });
-  } finally {
-    await sb.close();
-  }
+  const opts = await options(p);
+  return await startRepl(() => Sandbox.create(opts), { language: p.language, failure: sandboxFailure });
 }
 
 async function mcp(p: Parsed): Promise<number> {

@@ -25,11 +25,12 @@ function historyFile(): string {
 }
 
 /**
- * Runs the session until `.exit`, Ctrl-D or Ctrl-C twice; resolves with the
- * exit status of the last input (125 when the sandbox stopped it, 130 when
- * Ctrl-C did).
+ * Runs the session on a sandbox from `create` (`.clear` makes a new one)
+ * until `.exit`, Ctrl-D or Ctrl-C twice; resolves with the exit status of
+ * the last input (125 when the sandbox stopped it, 130 when Ctrl-C did).
  */
-export function startRepl(sb: Sandbox, opts: ReplOptions): Promise<number> {
+export async function startRepl(create: () => Promise<Sandbox>, opts: ReplOptions): Promise<number> {
+  let sb = await create();
   // A terminal gets prompts, line editing and history; piped input gets no
   // prompts, only what the inputs print.
   const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true;
@@ -118,6 +119,24 @@ export function startRepl(sb: Sandbox, opts: ReplOptions): Promise<number> {
   };
   server.defineCommand("shell", { help: "Run the next inputs as shell (bash-compatible) scripts", action: switchTo("shell") });
   server.defineCommand("js", { help: "Run the next inputs as JavaScript", action: switchTo("javascript") });
+  // node:repl's own `.clear` resets a host context this REPL does not use.
+  server.defineCommand("clear", {
+    help: "Break, and start over in a new sandbox (globals and files are gone)",
+    action() {
+      server.clearBufferedCommand();
+      gate.busy = true;
+      const old = sb;
+      create()
+        .then((fresh) => {
+          sb = fresh;
+          return old.close();
+        })
+        .catch((err: unknown) => {
+          last = opts.failure(err);
+        })
+        .finally(() => gate.done(() => server.displayPrompt()));
+    },
+  });
 
   if (terminal) {
     const file = historyFile();
@@ -128,12 +147,10 @@ export function startRepl(sb: Sandbox, opts: ReplOptions): Promise<number> {
     }
   }
 
-  return new Promise((resolve) => {
-    server.on("exit", () => {
-      gate.close();
-      resolve(last);
-    });
-  });
+  await new Promise((resolve) => server.on("exit", resolve));
+  gate.close();
+  await sb.close();
+  return last;
 }
 
 /**
