@@ -22,11 +22,13 @@ if ! rustup target list --installed | grep -qx wasm32-wasip1; then
   rustup target add wasm32-wasip1 || fail "rustup could not add the wasm32-wasip1 target"
 fi
 
-# clang-19 compiles QuickJS for wasm; wasi-libc provides its headers.
+# clang-19 compiles QuickJS for wasm; wasi-libc provides its headers; the
+# REPL's test drives `cordon repl` in a real terminal with tmux.
 need_pkgs=()
 have clang-19 || need_pkgs+=(clang-19)
 have llvm-ar-19 || need_pkgs+=(llvm-19)
 [ -f /usr/include/wasm32-wasi/stdlib.h ] || need_pkgs+=(wasi-libc)
+have tmux || need_pkgs+=(tmux)
 if [ "${#need_pkgs[@]}" -gt 0 ]; then
   have apt-get || fail "missing ${need_pkgs[*]} and no apt-get to install them"
   sudo=""
@@ -42,6 +44,7 @@ fi
 have clang-19 || fail "clang-19 is still missing after install"
 have llvm-ar-19 || fail "llvm-ar-19 is still missing after install"
 [ -f /usr/include/wasm32-wasi/stdlib.h ] || fail "WASI headers missing in /usr/include/wasm32-wasi (package wasi-libc)"
+have tmux || fail "tmux is still missing after install"
 
 # clang looks for headers of the wasm32-wasip1 triple; Debian ships them as wasm32-wasi.
 mkdir -p "$CORDON_WASI_SYSROOT/include"
