@@ -2,6 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Sandbox, tool } from "cordon";
+import { jsonSchema, tool as aiTool } from "ai";
+import * as z from "zod";
 
 const options = () => ({
   tools: [
@@ -129,4 +131,155 @@ test("describe() says what the guest has and lacks, and each is so", async () =>
   const ran = await sb.run(script, { language: "shell" });
   assert.deepEqual([ran.stdout, ran.stderr, ran.exitCode], ["", "", 0]);
   await sb.close();
+});
+
+/** The declarations block of a describe() text. */
+const declarationsOf = (text) => text.slice(text.indexOf("```ts\n") + 6, text.indexOf("```\n", text.indexOf("```ts\n") + 6));
+
+test("describe() names references safely: cycles end, names never collide, foreign references are unknown", async () => {
+  const tools = [
+    tool({
+      name: "refs",
+      execute: async () => 1,
+      // Not sent to the policy (which compiles input schemas): only describe() reads an output schema.
+      outputSchema: {
+        type: "object",
+        $defs: {
+          A: { $ref: "#/$defs/B" },
+          B: { $ref: "#/$defs/A" },
+          Self: { $ref: "#/$defs/Self" },
+          Alias: { $ref: "#/$defs/Real", description: "An alias." },
+          Real: { type: "boolean" },
+          string: { type: "number" },
+          "my type/v2": { enum: ["x", "y"] },
+          "9lives": { const: 9 },
+          refs: { type: "null" },
+          Never: false,
+        },
+        properties: {
+          a: { $ref: "#/$defs/A" },
+          self: { $ref: "#/$defs/Self" },
+          alias: { $ref: "#/$defs/Alias" },
+          reserved: { $ref: "#/$defs/string" },
+          spaced: { $ref: "#/$defs/my%20type~1v2" },
+          digit: { $ref: "#/$defs/9lives" },
+          tool: { $ref: "#/$defs/refs" },
+          never: { $ref: "#/$defs/Never" },
+          proto: { $ref: "#/constructor/prototype" },
+          hidden: { $ref: "#/__proto__" },
+          remote: { $ref: "https://example.com/schema.json" },
+          pointer: { $ref: "#/properties/alias" },
+          missing: { $ref: "#/$defs/Nope" },
+        },
+      },
+    }),
+    // Two tools whose `Item`s differ get Item and Item2; one with the same `Item` shares it.
+    tool({ name: "one", execute: async () => 1, outputSchema: { $defs: { Item: { type: "string" } }, type: "array", items: { $ref: "#/$defs/Item" } } }),
+    tool({ name: "two", execute: async () => 1, outputSchema: { definitions: { Item: { type: "number" } }, type: "array", items: { $ref: "#/definitions/Item" } } }),
+    tool({ name: "three", execute: async () => 1, outputSchema: { definitions: { Item: { type: "string" } }, type: "array", items: { $ref: "#/definitions/Item" } } }),
+  ];
+  const sb = await Sandbox.create({ tools });
+  assert.equal(
+    declarationsOf(sb.describe()),
+    `type Item = string;
+type Real = boolean;
+type string2 = number;
+type my_type_v2 = "x" | "y";
+type _9lives = 9;
+type refs2 = null;
+type Never = never;
+type Item2 = number;
+declare function one(args: Record<string, unknown>): Promise<Item[]>;
+declare function refs(args: Record<string, unknown>): Promise<{
+  a?: unknown;
+  self?: unknown;
+  alias?: Real;
+  reserved?: string2;
+  spaced?: my_type_v2;
+  digit?: _9lives;
+  tool?: refs2;
+  never?: Never;
+  proto?: unknown;
+  hidden?: unknown;
+  remote?: unknown;
+  pointer?: Real;
+  missing?: unknown;
+}>;
+declare function three(args: Record<string, unknown>): Promise<Item[]>;
+declare function two(args: Record<string, unknown>): Promise<Item2[]>;
+`,
+  );
+  await sb.close();
+});
+
+test("describe() shows the result type of cordon tools from Zod and of AI SDK tools; `$ref: \"#\"` names the tool's own type", async () => {
+  const Tree = z.object({ value: z.number(), get children() { return z.array(Tree); } });
+  const sb = await Sandbox.create({
+    tools: {
+      tree: tool({ name: "tree", inputSchema: z.object({ depth: z.number().int().min(1).default(2) }), outputSchema: Tree, execute: async () => ({ value: 1, children: [] }) }),
+      weather: aiTool({
+        description: "Weather.",
+        inputSchema: jsonSchema({ type: "object", properties: { city: { type: "string" } }, required: ["city"] }),
+        outputSchema: jsonSchema({ type: "object", properties: { celsius: { type: "number" }, sky: { enum: ["clear", "cloudy"] } }, required: ["celsius"] }),
+        execute: async () => ({ celsius: 20 }),
+      }),
+      untyped: aiTool({ description: "No output schema.", inputSchema: z.object({ q: z.string() }), execute: async () => 1 }),
+    },
+  });
+  assert.equal(
+    declarationsOf(sb.describe()),
+    `type TreeResult = {
+  value: number;
+  children: TreeResult[];
+};
+declare function tree(args: {
+  /** @minimum 1 @default 2 */
+  depth?: number;
+}): Promise<TreeResult>;
+/** No output schema. */
+declare function untyped(args: {
+  q: string;
+}): Promise<unknown>;
+/** Weather. */
+declare function weather(args: {
+  city: string;
+}): Promise<{
+  celsius: number;
+  sky?: "clear" | "cloudy";
+}>;
+`,
+  );
+  await sb.close();
+});
+
+test("describe() bounds all declarations together: past 100000 characters a tool's types are unknown", async () => {
+  // Each output schema renders to some 14000 characters, under a tool's 16000.
+  const big = { type: "object", properties: Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`field${i}`, { type: "string", description: "d".repeat(120) }])) };
+  const names = Array.from({ length: 12 }, (_, i) => `t${String(i).padStart(2, "0")}`);
+  const small = tool({ name: "z", outputSchema: { type: "object", properties: { ok: { type: "boolean" } } }, execute: async () => 1 });
+  const sb = await Sandbox.create({ tools: [...names.map((name) => tool({ name, outputSchema: big, execute: async () => 1 })), small] });
+  const text = declarationsOf(sb.describe());
+  const body = Object.keys(big.properties).map((k) => `  /** ${"d".repeat(120)} */\n  ${k}?: string;\n`).join("");
+  const full = (name) => `declare function ${name}(args: Record<string, unknown>): Promise<{\n${body}}>;\n`;
+  const bare = (name) => `declare function ${name}(args: Record<string, unknown>): Promise<unknown>;\n`;
+  // A tool costs 14300 (its lines but the types' names): six fit in 100000,
+  // the seventh does not, and a small tool after them still does.
+  assert.equal(
+    text,
+    names.map((n, i) => (i < 6 ? full(n) : bare(n))).join("") + "declare function z(args: Record<string, unknown>): Promise<{\n  ok?: boolean;\n}>;\n",
+  );
+  await sb.close();
+});
+
+test("an outputSchema that cannot become JSON Schema is INVALID_OPTIONS naming the tool", async () => {
+  await assert.rejects(Sandbox.create({ tools: [tool({ name: "when", outputSchema: z.date(), execute: async () => 1 })] }), {
+    name: "CordonError",
+    code: "INVALID_OPTIONS",
+    message: /^the outputSchema of tool "when" cannot become JSON Schema: /,
+  });
+  await assert.rejects(Sandbox.create({ tools: [tool({ name: "bad", outputSchema: "string", execute: async () => 1 })] }), {
+    name: "CordonError",
+    code: "INVALID_OPTIONS",
+    message: 'the outputSchema of tool "bad" must be an object',
+  });
 });
