@@ -2,6 +2,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Sandbox, tool } from "cordon";
+import { mcpTools } from "cordon/mcp";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { jsonSchema, tool as aiTool } from "ai";
 import * as z from "zod";
 
@@ -282,4 +288,259 @@ test("an outputSchema that cannot become JSON Schema is INVALID_OPTIONS naming t
     code: "INVALID_OPTIONS",
     message: 'the outputSchema of tool "bad" must be an object',
   });
+});
+
+// --- Schemas as real MCP servers list them ------------------------------
+
+async function connected(server) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  return client;
+}
+
+/** A low-level SDK server listing `tools` as they are (JSON Schemas a Python or Go server would send). */
+function rawServer(tools, call = async () => ({ content: [{ type: "text", text: "{}" }] })) {
+  const server = new Server({ name: "raw", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, call);
+  return server;
+}
+
+const lineItem = {
+  type: "object",
+  title: "LineItem",
+  properties: {
+    sku: { type: "string", title: "Sku" },
+    quantity: { type: "integer", title: "Quantity", minimum: 1, maximum: 99 },
+  },
+  required: ["sku", "quantity"],
+};
+
+// The shapes of a FastMCP (pydantic) server: $defs, anyOf with null,
+// titles, defaults, formats; its outputSchema wraps a list of models.
+const orders = {
+  name: "create_order",
+  description: "Place an order.",
+  inputSchema: {
+    type: "object",
+    $defs: {
+      Address: {
+        type: "object",
+        title: "Address",
+        description: "A postal address.",
+        properties: {
+          street: { type: "string", title: "Street" },
+          zip: { type: "string", title: "Zip", pattern: "^[0-9]{5}$" },
+          country: { type: "string", title: "Country", default: "US", minLength: 2, maxLength: 2 },
+        },
+        required: ["street", "zip"],
+      },
+      LineItem: lineItem,
+    },
+    properties: {
+      email: { type: "string", format: "email", title: "Email", description: "Where the receipt goes." },
+      items: { type: "array", items: { $ref: "#/$defs/LineItem" }, minItems: 1, title: "Items" },
+      ship_to: { anyOf: [{ $ref: "#/$defs/Address" }, { type: "null" }], default: null, title: "Ship To" },
+      gift: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], minItems: 1, items: { type: "boolean" }, title: "Gift" },
+    },
+    required: ["email", "items"],
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      id: { type: "string", format: "uuid" },
+      items: { type: "array", items: { $ref: "#/$defs/LineItem" } },
+      total: { type: "number", exclusiveMinimum: 0 },
+    },
+    required: ["id", "items", "total"],
+    $defs: {
+      // The same definition, sent again: declared once.
+      LineItem: structuredClone(lineItem),
+    },
+  },
+  annotations: { destructiveHint: true, openWorldHint: true },
+};
+
+// A draft-07 server: a recursive type under `definitions`, a tuple, a record
+// with typed values and patternProperties, allOf, OpenAPI's nullable.
+const tree = {
+  name: "category_tree",
+  description: "The category tree.",
+  inputSchema: {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: {
+      root: { $ref: "#/definitions/Category" },
+      bounds: { type: "array", items: [{ type: "number" }, { type: "number" }], additionalItems: false, description: "Price range" },
+      labels: { type: "object", additionalProperties: { type: "string" } },
+      headers: { type: "object", properties: { host: { type: "string" } }, patternProperties: { "^x-": { type: "string" }, "^n-": { type: "number" } } },
+      owner: { allOf: [{ $ref: "#/definitions/Named" }, { type: "object", properties: { email: { type: "string" } }, required: ["email"] }] },
+      note: { type: "string", nullable: true, deprecated: true },
+    },
+    required: ["root"],
+    definitions: {
+      Named: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+      Category: {
+        type: "object",
+        description: "A category and its subcategories.",
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", items: { $ref: "#/definitions/Category" } },
+        },
+        required: ["name", "children"],
+      },
+    },
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      counts: { type: "object", additionalProperties: { type: "integer" } },
+      pair: { type: "array", prefixItems: [{ type: "string" }, { enum: ["a", "b"] }] },
+    },
+    required: ["counts"],
+  },
+  annotations: { title: "Category tree", readOnlyHint: true, idempotentHint: true },
+};
+
+const expectedMcp = `/** A category and its subcategories. */
+type Category = {
+  name: string;
+  children: Category[];
+};
+type Named = {
+  name: string;
+};
+type LineItem = {
+  sku: string;
+  /** @minimum 1 @maximum 99 */
+  quantity: number;
+};
+/** A postal address. */
+type Address = {
+  street: string;
+  /** @pattern ^[0-9]{5}$ */
+  zip: string;
+  /** @minLength 2 @maxLength 2 @default "US" */
+  country?: string;
+};
+type Node = {
+  label: string;
+  kids?: Node[];
+};
+declare namespace shop {
+  /** (read-only, idempotent) Category tree: The category tree. */
+  function category_tree(args: {
+    root: Category;
+    /** Price range */
+    bounds?: [number, number];
+    labels?: Record<string, string>;
+    headers?: {
+      host?: string;
+    } & Record<string, string | number>;
+    owner?: Named & {
+      email: string;
+    };
+    /** @deprecated */
+    note?: string | null;
+  }): Promise<{
+    counts: Record<string, number>;
+    pair?: [string, "a" | "b", ...unknown[]];
+  }>;
+  /** (destructive, open world) Place an order. */
+  function create_order(args: {
+    /** Where the receipt goes. @format email */
+    email: string;
+    /** @minItems 1 */
+    items: LineItem[];
+    /** @default null */
+    ship_to?: Address | null;
+    gift?: [string, number?, ...boolean[]];
+  }): Promise<{
+    /** @format uuid */
+    id: string;
+    items: LineItem[];
+    /** @exclusiveMinimum 0 */
+    total: number;
+  }>;
+  /** (read-only) Walk a tree. */
+  function walk(args: {
+    /** Start and depth */
+    from: [string, number];
+    weights?: Record<string, number>;
+  }): Promise<{
+    root: Node;
+    visited: number;
+  }>;
+}
+`;
+
+test("describe() renders $defs, recursion, tuples, records, allOf and output schemas of real MCP servers' tools", async () => {
+  const raw = await connected(rawServer([orders, tree]));
+  // The TypeScript SDK's own server, from Zod (draft-07 `definitions`, tuples as `items: [...]`).
+  const sdk = new McpServer({ name: "zod", version: "1.0.0" });
+  const TreeNode = z.object({ label: z.string(), get kids() { return z.array(TreeNode).optional(); } }).meta({ id: "Node" });
+  sdk.registerTool(
+    "walk",
+    {
+      description: "Walk a tree.",
+      inputSchema: { from: z.tuple([z.string(), z.number().int()]).describe("Start and depth"), weights: z.record(z.string(), z.number()).optional() },
+      outputSchema: { root: TreeNode, visited: z.number().int() },
+      annotations: { readOnlyHint: true },
+    },
+    async () => ({ content: [], structuredContent: { root: { label: "a" }, visited: 1 } }),
+  );
+  const zod = await connected(sdk);
+  const tools = [...(await mcpTools(raw, { prefix: "shop" })), ...(await mcpTools(zod, { prefix: "shop" }))];
+  const sb = await Sandbox.create({ tools });
+  assert.equal(declarationsOf(sb.describe()), expectedMcp);
+  // The guest gets the structured result the output schema describes.
+  const sb2 = await Sandbox.create({ tools, capabilities: [{ method: "shop.walk" }] });
+  assert.equal((await sb2.run('return await shop.walk({ from: ["a", 1] })')).value, '{"root":{"label":"a"},"visited":1}');
+  await sb2.close();
+  await sb.close();
+  await raw.close();
+  await zod.close();
+});
+
+// A hostile server: one schema too wide, one too deep, one a reference bomb
+// (each definition referring twice to the next: 2^60 paths inlined).
+function hostileTools() {
+  let deep = { type: "string" };
+  for (let i = 0; i < 200; i++) deep = { type: "object", properties: { a: deep }, required: ["a"] };
+  const wide = {
+    type: "object",
+    properties: Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(200) }])),
+  };
+  const defs = { D60: { type: "string" } };
+  for (let i = 59; i >= 0; i--) defs[`D${i}`] = { type: "object", properties: { l: { $ref: `#/$defs/D${i + 1}` }, r: { $ref: `#/$defs/D${i + 1}` } } };
+  return [
+    { name: "deep", inputSchema: { type: "object" }, outputSchema: deep },
+    { name: "wide", inputSchema: wide, outputSchema: wide },
+    { name: "bomb", inputSchema: { type: "object", $defs: defs, properties: { x: { $ref: "#/$defs/D0" } } } },
+  ];
+}
+
+test("describe() of a hostile MCP server's schemas is bounded: unknown past the bounds, one declaration per definition", async () => {
+  const client = await connected(rawServer(hostileTools()));
+  const sb = await Sandbox.create({ tools: await mcpTools(client) });
+  const started = performance.now();
+  const text = declarationsOf(sb.describe());
+  const elapsed = performance.now() - started;
+  // Each definition once, in the order they complete (the last first).
+  let bomb = "type D60 = string;\n";
+  for (let i = 59; i >= 0; i--) bomb += `type D${i} = {\n  l?: D${i + 1};\n  r?: D${i + 1};\n};\n`;
+  // Nesting past 8 levels is unknown where it is.
+  let deep = "unknown";
+  for (let i = 9; i >= 1; i--) deep = `{\n${"  ".repeat(i)}a: ${deep};\n${"  ".repeat(i - 1)}}`;
+  assert.equal(
+    text,
+    `${bomb}declare function bomb(args: {\n  x?: D0;\n}): Promise<unknown>;\n` +
+      `declare function deep(args: Record<string, unknown>): Promise<${deep}>;\n` +
+      // 5000 described properties are past a tool's 16000 characters.
+      "declare function wide(args: unknown): Promise<unknown>;\n",
+  );
+  assert.ok(elapsed < 1000, `${elapsed} ms`);
+  await sb.close();
+  await client.close();
 });
