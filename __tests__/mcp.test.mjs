@@ -96,3 +96,114 @@ test("a 5 MB print or file reaches the MCP client as 16 KiB of head and tail", a
   await client.close();
   await sandbox.close();
 });
+
+// A server whose tool list comes in pages, as the low-level SDK server
+// serves it: `cursor` in, `nextCursor` out.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createRequire } from "node:module";
+
+function pagedServer(pages, next = (i) => (i + 1 < pages.length ? `page-${i + 1}` : undefined)) {
+  const server = new Server({ name: "paged", version: "1.0.0" }, { capabilities: { tools: {} } });
+  const requests = [];
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const cursor = request.params?.cursor;
+    requests.push(cursor ?? null);
+    const i = cursor === undefined ? 0 : Number(cursor.slice("page-".length));
+    const nextCursor = next(i);
+    return { tools: pages[i] ?? [], ...(nextCursor !== undefined ? { nextCursor } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+    content: [{ type: "text", text: JSON.stringify({ called: request.params.name }) }],
+  }));
+  return { server, requests };
+}
+
+const object = { type: "object" };
+
+test("mcpTools reads every page of the tool list, and the annotations reach describe()", async () => {
+  const { server, requests } = pagedServer([
+    [{ name: "search", description: "Find products.", inputSchema: object, annotations: { readOnlyHint: true, openWorldHint: false } }],
+    [{ name: "remove", description: "Delete a product.", inputSchema: object, annotations: { destructiveHint: true, idempotentHint: true } }],
+    [
+      { name: "update", title: "Update a product", inputSchema: object, annotations: { readOnlyHint: false, destructiveHint: false } },
+      { name: "plain", inputSchema: object },
+    ],
+  ]);
+  const client = await connected(server);
+  const tools = await mcpTools(client, { prefix: "shop" });
+  assert.deepEqual(requests, [null, "page-1", "page-2"]);
+  assert.deepEqual(
+    tools.map((t) => [t.name, t.description]),
+    [
+      ["shop.search", "(read-only, closed world) Find products."],
+      ["shop.remove", "(destructive, idempotent) Delete a product."],
+      ["shop.update", "(not destructive) Update a product"],
+      ["shop.plain", undefined],
+    ],
+  );
+  const sb = await Sandbox.create({ tools, capabilities: [{ method: "shop.**" }] });
+  const text = sb.describe();
+  assert.equal(
+    text.slice(text.indexOf("```ts\n") + 6, text.indexOf("```\n", text.indexOf("```ts\n") + 6)),
+    `declare namespace shop {
+  function plain(args: Record<string, unknown>): Promise<unknown>;
+  /** (destructive, idempotent) Delete a product. */
+  function remove(args: Record<string, unknown>): Promise<unknown>;
+  /** (read-only, closed world) Find products. */
+  function search(args: Record<string, unknown>): Promise<unknown>;
+  /** (not destructive) Update a product */
+  function update(args: Record<string, unknown>): Promise<unknown>;
+}
+`,
+  );
+  // A tool of the last page is called through the client.
+  assert.equal((await sb.run("return (await shop.plain({})).called")).value, "plain");
+  await sb.close();
+  await client.close();
+});
+
+test("mcpTools stops at maxPages, and at a cursor the server repeats, with INVALID_OPTIONS", async () => {
+  const endless = pagedServer([], (i) => `page-${i + 1}`);
+  const client = await connected(endless.server);
+  await assert.rejects(mcpTools(client), {
+    name: "CordonError",
+    code: "INVALID_OPTIONS",
+    message: "the MCP server's tool list has more than 100 pages (maxPages)",
+  });
+  assert.equal(endless.requests.length, 100);
+  await assert.rejects(mcpTools(client, { maxPages: 3 }), {
+    code: "INVALID_OPTIONS",
+    message: "the MCP server's tool list has more than 3 pages (maxPages)",
+  });
+  await assert.rejects(mcpTools(client, { maxPages: 0 }), { code: "INVALID_OPTIONS", message: "maxPages must be an integer of at least 1, got 0" });
+  await client.close();
+  const looping = pagedServer([[], []], () => "page-1");
+  const again = await connected(looping.server);
+  await assert.rejects(mcpTools(again), { code: "INVALID_OPTIONS", message: 'the MCP server\'s tool list repeats its cursor "page-1"' });
+  assert.deepEqual(looping.requests, [null, "page-1"]);
+  await again.close();
+});
+
+test("mcpTools refuses two tools whose names become the same, naming both", async () => {
+  const { server } = pagedServer([[{ name: "get price", inputSchema: object }], [{ name: "get_price", inputSchema: object }]]);
+  const client = await connected(server);
+  await assert.rejects(mcpTools(client, { prefix: "shop" }), {
+    name: "CordonError",
+    code: "INVALID_OPTIONS",
+    message: 'the MCP tools "get price" and "get_price" would both be named "shop.get_price"',
+  });
+  await client.close();
+});
+
+test("cordon's MCP server reports the package's version", async () => {
+  const { version } = createRequire(import.meta.url)("../package.json");
+  const sb = await Sandbox.create();
+  const client = await connected(createMcpServer(sb));
+  assert.deepEqual(client.getServerVersion(), { name: "cordon", version });
+  await client.close();
+  const named = await connected(createMcpServer(sb, { name: "mine", version: "9.9.9" }));
+  assert.deepEqual(named.getServerVersion(), { name: "mine", version: "9.9.9" });
+  await named.close();
+  await sb.close();
+});

@@ -79,6 +79,7 @@ export async function createCodeTool(options: CodeToolOptions = {}): Promise<Cod
 type AiTool = {
   description?: string;
   inputSchema?: unknown;
+  outputSchema?: unknown;
   needsApproval?: unknown;
   execute?: (input: unknown, options: Record<string, unknown>) => unknown;
 };
@@ -136,6 +137,7 @@ export async function createCodeCaller(options: CodeCallerOptions = {}): Promise
       entries[name] = {
         ...(t.description ? { description: t.description } : {}),
         ...(t.inputSchema ? { inputSchema: t.inputSchema } : {}),
+        ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
         execute: (args: unknown) => call(name, args),
       };
     }

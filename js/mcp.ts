@@ -20,6 +20,11 @@ export type McpClient = Pick<Client, "listTools" | "callTool">;
 /** The arguments of an MCP tool call, as the SDK types them. */
 export type McpToolArguments = NonNullable<CallToolRequest["params"]["arguments"]>;
 
+/** cordon's own version, from its package.json (`dist/` sits beside it). */
+function packageVersion(): string {
+  return (require("../package.json") as { version: string }).version;
+}
+
 function sdk(path: string): Any {
   try {
     return require(`@modelcontextprotocol/sdk/${path}`);
@@ -52,7 +57,9 @@ function runText(r: RunResult, max: number): string {
 export function createMcpServer(
   sandbox: Sandbox,
   info: {
+    /** The server's name in the MCP handshake. Default `"cordon"`. */
     name?: string;
+    /** The server's version in the MCP handshake. Default cordon's own, from its package.json. */
     version?: string;
     /** Bytes of each of stdout, stderr, the value and the error message a run's result holds (head and tail). Default 16 KiB. */
     modelOutputBytes?: number;
@@ -62,7 +69,7 @@ export function createMcpServer(
   const { Server } = sdk("server/index.js");
   const { ListToolsRequestSchema, CallToolRequestSchema } = sdk("types.js");
   const server = new Server(
-    { name: info.name ?? "cordon", version: info.version ?? "0.1.0" },
+    { name: info.name ?? "cordon", version: info.version ?? packageVersion() },
     { capabilities: { tools: {} } },
   );
   const description = sandbox.describe();
@@ -137,18 +144,87 @@ function toolName(name: string, prefix: string): string {
   return prefix ? `${prefix}.${clean}` : clean;
 }
 
+/** Pages of `tools/list` {@link mcpTools} reads by default. */
+const MAX_PAGES = 100;
+
+/** Options of {@link mcpTools}. */
+export interface McpToolsOptions {
+  /** Put before each name: with `"shop"`, `search` becomes `shop.search`. */
+  prefix?: string;
+  /** Pages of the server's tool list to read at most (`INVALID_OPTIONS` past it). Default 100. */
+  maxPages?: number;
+}
+
 /**
- * The tools of a connected MCP client as sandbox tools (their JSON Schemas
- * included). With `prefix`, `search` becomes `prefix.search`. A result's
- * `structuredContent` reaches the guest as data; otherwise its text (parsed
- * when it is JSON). A tool error becomes a failed call in the guest.
+ * The server's description with what its annotations say, as the model
+ * reads it in `describe()`: `(read-only, idempotent) Search: Finds products.`
+ * The hints are the server's claims, not checked.
  */
-export async function mcpTools(client: McpClient, options: { prefix?: string } = {}): Promise<ToolDefinition<McpToolArguments>[]> {
-  const listed = await client.listTools();
-  return listed.tools.map((t) => ({
+function annotatedDescription(t: Any): string | undefined {
+  const a = t.annotations !== null && typeof t.annotations === "object" ? t.annotations : {};
+  const hints: string[] = [];
+  if (a.readOnlyHint === true) hints.push("read-only");
+  // The spec's defaults: a tool that is not read-only may be destructive.
+  else if (a.destructiveHint === true) hints.push("destructive");
+  else if (a.destructiveHint === false) hints.push("not destructive");
+  if (a.idempotentHint === true) hints.push("idempotent");
+  if (a.openWorldHint === true) hints.push("open world");
+  else if (a.openWorldHint === false) hints.push("closed world");
+  const title = typeof t.title === "string" && t.title.trim() ? t.title.trim() : typeof a.title === "string" && a.title.trim() ? a.title.trim() : "";
+  const description = typeof t.description === "string" && t.description.trim() ? t.description.trim() : "";
+  const parts = [hints.length > 0 ? `(${hints.join(", ")})` : "", title && description ? `${title}:` : title, description];
+  return parts.filter(Boolean).join(" ") || undefined;
+}
+
+/**
+ * The tools of a connected MCP client as sandbox tools, read from every page
+ * of its list (at most `maxPages`), with their input and output JSON Schemas
+ * (`describe()` shows the output schema as the result type) and their
+ * annotations in the description. With `prefix`, `search` becomes
+ * `prefix.search`; two tools whose names become the same are
+ * `INVALID_OPTIONS`. A result's `structuredContent` reaches the guest as
+ * data; otherwise its text (parsed when it is JSON). A tool error becomes a
+ * failed call in the guest.
+ */
+export async function mcpTools(client: McpClient, options: McpToolsOptions = {}): Promise<ToolDefinition<McpToolArguments>[]> {
+  const maxPages = options.maxPages ?? MAX_PAGES;
+  if (!Number.isInteger(maxPages) || maxPages < 1) {
+    throw new CordonError("INVALID_OPTIONS", `maxPages must be an integer of at least 1, got ${String(maxPages)}`);
+  }
+  const listed: Awaited<ReturnType<McpClient["listTools"]>>["tools"] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page === maxPages) {
+      throw new CordonError("INVALID_OPTIONS", `the MCP server's tool list has more than ${maxPages} pages (maxPages)`);
+    }
+    const r = await client.listTools(cursor === undefined ? undefined : { cursor });
+    listed.push(...r.tools);
+    if (typeof r.nextCursor !== "string") break;
+    // A cursor seen before would list the same pages forever.
+    if (cursors.has(r.nextCursor)) {
+      throw new CordonError("INVALID_OPTIONS", `the MCP server's tool list repeats its cursor ${JSON.stringify(r.nextCursor.slice(0, 100))}`);
+    }
+    cursors.add(r.nextCursor);
+    cursor = r.nextCursor;
+  }
+  const named = new Map<string, string>();
+  for (const t of listed) {
+    const name = toolName(String(t.name), options.prefix ?? "");
+    const other = named.get(name);
+    if (other !== undefined) {
+      throw new CordonError(
+        "INVALID_OPTIONS",
+        `the MCP tools ${JSON.stringify(other)} and ${JSON.stringify(String(t.name))} would both be named ${JSON.stringify(name)}`,
+      );
+    }
+    named.set(name, String(t.name));
+  }
+  return listed.map((t) => ({
     name: toolName(String(t.name), options.prefix ?? ""),
-    description: typeof t.description === "string" ? t.description : undefined,
+    description: annotatedDescription(t),
     inputSchema: t.inputSchema,
+    ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
     execute: async (args: McpToolArguments) => {
       const r = await client.callTool({ name: t.name, arguments: args });
       const texts = (Array.isArray(r.content) ? r.content : [])

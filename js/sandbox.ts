@@ -106,7 +106,7 @@ function prepare(options: SandboxOptions): {
   const languages = validateLanguages(options.languages);
   const description = {
     ...(languages ? { languages } : {}),
-    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
     policy,
   };
   return {

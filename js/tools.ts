@@ -28,6 +28,8 @@ export interface NormalTool {
   name: string;
   description: string | undefined;
   inputSchema: JsonSchema | undefined;
+  /** JSON Schema of the result, for `describe()` only: cordon does not check results against it. */
+  outputSchema: JsonSchema | undefined;
   /** The schema's own parse (Zod, Standard Schema, an AI SDK schema), run on the host after the policy allowed a call. */
   parse: SchemaParse | undefined;
   needsApproval: boolean | NeedsApproval<unknown> | undefined;
@@ -46,19 +48,22 @@ type SchemaParse = (args: unknown) => Parsed | PromiseLike<Parsed>;
  * @internal
  */
 export function jsonSchemaOnly(name: string, schema: unknown): { jsonSchema: JsonSchema } | undefined {
-  const json = exportSchema(name, schema);
+  const json = exportSchema(name, schema, "input");
   return json === undefined ? undefined : { jsonSchema: json };
 }
 
+/** Which of a tool's schemas: its argument's (`inputSchema`) or its result's (`outputSchema`). */
+type Io = "input" | "output";
+
 /** {@link toJsonSchema}, with a library's own refusal as `INVALID_OPTIONS` naming the tool. */
-function exportSchema(name: string, schema: unknown): JsonSchema | undefined {
+function exportSchema(name: string, schema: unknown, io: Io): JsonSchema | undefined {
   try {
-    return toJsonSchema(name, schema);
+    return toJsonSchema(name, schema, io);
   } catch (err) {
     if (err instanceof CordonError) throw err;
     // The library's exporter refused (a BigInt, a Date, a transform it cannot express).
     const why = err instanceof Error ? err.message : String(err);
-    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
+    throw new CordonError("INVALID_OPTIONS", `the ${io}Schema of tool ${JSON.stringify(name)} cannot become JSON Schema: ${issueText(why)}`);
   }
 }
 
@@ -115,11 +120,15 @@ function schemaParse(schema: unknown): SchemaParse | undefined {
   return undefined;
 }
 
-/** Converts a schema to JSON Schema with its library's own exporter. */
-function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
+/**
+ * Converts a schema to JSON Schema with its library's own exporter: the
+ * values it accepts (`input`) or gives (`output`), which differ for a
+ * schema with transforms or defaults.
+ */
+function toJsonSchema(name: string, schema: unknown, io: Io): JsonSchema | undefined {
   if (schema === undefined || schema === null) return undefined;
   if (typeof schema !== "object") {
-    throw new CordonError("INVALID_OPTIONS", `the inputSchema of tool ${JSON.stringify(name)} must be an object`);
+    throw new CordonError("INVALID_OPTIONS", `the ${io}Schema of tool ${JSON.stringify(name)} must be an object`);
   }
   const s = schema as Record<string, any>;
   // AI SDK `jsonSchema()` / `zodSchema()` wrap the JSON Schema.
@@ -129,8 +138,8 @@ function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
   const std = s["~standard"];
   if (std && typeof std === "object") {
     // Standard JSON Schema (the interface newer validators implement).
-    if (std.jsonSchema && typeof std.jsonSchema.input === "function") {
-      return std.jsonSchema.input({ target: "draft-2020-12" }) as JsonSchema;
+    if (std.jsonSchema && typeof std.jsonSchema[io] === "function") {
+      return std.jsonSchema[io]({ target: "draft-2020-12" }) as JsonSchema;
     }
     if (std.vendor === "zod" && s._zod) {
       let z: { toJSONSchema?: (s: unknown, o?: unknown) => JsonSchema };
@@ -142,7 +151,7 @@ function toJsonSchema(name: string, schema: unknown): JsonSchema | undefined {
       if (typeof z.toJSONSchema !== "function") {
         throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)}: the installed zod has no toJSONSchema (zod 4 needed)`);
       }
-      return z.toJSONSchema(schema, { io: "input" });
+      return z.toJSONSchema(schema, { io });
     }
     throw new CordonError(
       "INVALID_OPTIONS",
@@ -160,7 +169,7 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     throw new CordonError("INVALID_OPTIONS", `a tool name must be a string, got ${show(name)}`);
   }
   if (typeof entry === "function") {
-    return { name, description: undefined, inputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as NormalTool["execute"] };
+    return { name, description: undefined, inputSchema: undefined, outputSchema: undefined, parse: undefined, needsApproval: undefined, execute: entry as NormalTool["execute"] };
   }
   if (entry === null || typeof entry !== "object") {
     throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} must be a function or { execute }, got ${show(entry)}`);
@@ -177,11 +186,13 @@ function normalTool(name: unknown, entry: unknown): NormalTool {
     throw new CordonError("INVALID_OPTIONS", `the needsApproval of tool ${JSON.stringify(name)} must be a boolean or a function`);
   }
   const schema = e.inputSchema ?? e.parameters;
-  const inputSchema = exportSchema(name, schema);
+  const inputSchema = exportSchema(name, schema, "input");
+  const outputSchema = exportSchema(name, e.outputSchema, "output");
   return {
     name,
     description: e.description as string | undefined,
     inputSchema,
+    outputSchema,
     parse: schemaParse(schema),
     needsApproval: needsApproval as NormalTool["needsApproval"],
     execute: e.execute as NormalTool["execute"],

@@ -97,6 +97,13 @@ export interface ToolDefinition<Args = Record<string, unknown>> {
   /** JSON Schema of the argument object, a Zod 4 schema, a Standard Schema with JSON Schema, or an AI SDK `jsonSchema()`. */
   inputSchema?: unknown;
   /**
+   * What `execute` returns, in the same forms as `inputSchema` (a Zod
+   * schema's output type; an MCP tool's `outputSchema`): `describe()` shows
+   * it as the function's result type (`Promise<T>`). Documentation only:
+   * results are not checked against it.
+   */
+  outputSchema?: unknown;
+  /**
    * Every call asks {@link SandboxOptions.approve} first, whichever
    * capability allows it (denied when there is no `approve`). A function (the
    * AI SDK's form) decides per call: `false` waives the approval.
@@ -118,6 +125,8 @@ export interface ToolSpec {
   description?: string | ((options: never) => string);
   /** As {@link ToolDefinition.inputSchema}. */
   inputSchema?: unknown;
+  /** As {@link ToolDefinition.outputSchema} (an AI SDK tool's `outputSchema`). */
+  outputSchema?: unknown;
   /** As {@link ToolDefinition.needsApproval}. */
   needsApproval?:
     | boolean
