@@ -9,11 +9,15 @@ import { fileURLToPath } from "node:url";
 const dir = fileURLToPath(new URL("../js/", import.meta.url));
 const FLOORS = [
   ["cli"],
+  ["repl"],
+  ["replsource"],
+  ["jstokens"],
   ["ai", "langchain", "mcp"],
   ["codetool"],
   ["index"],
   ["sandbox"],
   ["describe"],
+  ["schematype"],
   ["dispatch"],
   ["files"],
   ["tools"],

@@ -45,7 +45,7 @@ function loadAi(): AiModule {
   try {
     return require("ai") as AiModule;
   } catch {
-    throw new CordonError("INVALID_OPTIONS", 'cordon/ai needs the "ai" package (the Vercel AI SDK, v5 or later): npm install ai');
+    throw new CordonError("MISSING_PEER", 'cordon/ai needs the "ai" package (the Vercel AI SDK, v5 or later): npm install ai');
   }
 }
 

@@ -388,7 +388,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // A missing optional package: found by the CLI, or (once the sandbox's
     // errors have the code) by cordon's adapters.
-    if (err instanceof MissingPeer || (err instanceof CordonError && (err.code as string) === "MISSING_PEER")) {
+    if (err instanceof MissingPeer || (err instanceof CordonError && err.code === "MISSING_PEER")) {
       process.stderr.write(`cordon: MISSING_PEER: ${err.message}\n`);
       return 2;
     }

@@ -53,7 +53,7 @@ function loadTools(): ToolsModule {
   try {
     return require("@langchain/core/tools") as ToolsModule;
   } catch {
-    throw new CordonError("INVALID_OPTIONS", 'cordon/langchain needs "@langchain/core": npm install @langchain/core');
+    throw new CordonError("MISSING_PEER", 'cordon/langchain needs "@langchain/core": npm install @langchain/core');
   }
 }
 

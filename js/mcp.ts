@@ -29,7 +29,7 @@ function sdk(path: string): Any {
   try {
     return require(`@modelcontextprotocol/sdk/${path}`);
   } catch {
-    throw new CordonError("INVALID_OPTIONS", 'cordon/mcp needs "@modelcontextprotocol/sdk": npm install @modelcontextprotocol/sdk');
+    throw new CordonError("MISSING_PEER", 'cordon/mcp needs "@modelcontextprotocol/sdk": npm install @modelcontextprotocol/sdk');
   }
 }
 

@@ -345,7 +345,9 @@ export type ErrorCode =
   | "TOO_MANY_SANDBOXES"
   | "TOOL_CALL_LIMIT"
   | "TRACE_LIMIT"
-  | "INTERNAL";
+  | "INTERNAL"
+  /** An adapter's optional peer package (`ai`, `@langchain/core`, `@modelcontextprotocol/sdk`) is not installed; the message has the install command. */
+  | "MISSING_PEER";
 
 /** What a run had produced when the sandbox stopped it. */
 export interface PartialResult {
