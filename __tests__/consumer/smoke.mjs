@@ -22,23 +22,8 @@ await sb.close();
 const det = await Sandbox.create({ deterministic: true });
 const d = await det.run("console.log(Math.random() === Math.random(), typeof Date.now())");
 await det.close();
-// No optional peer is installed here: each adapter says which, with a code.
-const peers = [];
-for (const [entry, make] of [
-  ["cordon/ai", (m) => m.createCodeTool()],
-  ["cordon/langchain", (m) => m.createCodeTool()],
-  ["cordon/mcp", (m) => m.serveStdio()],
-]) {
-  try {
-    await make(await import(entry));
-    peers.push("no error");
-  } catch (err) {
-    peers.push(`${err.code}: ${/npm install \S+$/.exec(err.message)?.[0]}`);
-  }
-}
 console.log(
   JSON.stringify({
-    peers,
     js: [js.exitCode, js.stdout, js.stderr],
     sh: [sh.exitCode, sh.stdout, sh.stderr],
     det: [d.exitCode, d.stdout],
