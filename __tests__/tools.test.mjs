@@ -370,15 +370,16 @@ test("malformed capabilities are refused at create(), never dropped", async () =
   await createRejects({ tools, maxCalls: { t: -1 } });
   await createRejects({ tools, maxCalls: { t: 1.5 } });
   await createRejects({ tools, maxCalls: { nope: 1 } }, /not a registered tool/);
-  await createRejects({ tools, capabilities: [{ method: "t", maxCalls: NaN }] }, /capabilities\[0\]\.maxCalls must be a finite number, got NaN/);
+  await createRejects({ tools, capabilities: [{ method: "t", maxCalls: NaN }] }, /^capabilities\[0\]\.maxCalls: expected a non-negative integer, got NaN$/);
   await createRejects({ tools, capabilities: [{ method: "t", constraints: [{ param: "n", op: "<=", value: Infinity }] }] });
   await createRejects({ tools, capabilities: [{ method: "t", constraints: [{ param: "n", op: "in", value: [1, undefined] }] }] });
   await createRejects({ tools, capabilities: [{ method: "t", constraints: { param: "n", op: "~", value: 1 } }] });
   await createRejects({ tools, capabilities: [{ method: "t", constraints: { param: "n", op: "<=", value: "5" } }] });
-  await createRejects({ tools, capabilities: [{ method: "t", maxcalls: 1 }] }, /unknown field `maxcalls`/);
+  await createRejects({ tools, capabilities: [{ method: "t", maxcalls: 1 }] }, /^capabilities\[0\]\.maxcalls: unknown key; expected one of method, constraints, maxCalls, params, requireApproval$/);
   await createRejects({ tools, capabilities: [{ method: "t..x" }] });
   await createRejects({ tools, capabilities: [{ method: "t", requireApproval: true }] }, /no approve function/);
-  await createRejects({ tools, capabilities: "all" });
+  await createRejects({ tools, capabilities: "all" }, /^capabilities: expected an array of capabilities, got "all"$/);
+  await createRejects({ tools, capabilities: [{ method: "t" }, { method: 5 }] }, /^capabilities\[1\]\.method: expected a tool name or pattern \(a string\), got 5$/);
   // The short form's string operators are understood.
   const sb = await Sandbox.create({ tools: { t: async (a) => a.path }, constraints: { t: { path: "endswith:.json" } } });
   const r = await sb.run("console.log(await t({ path: 'a.json' })); try { await t({ path: 'a.txt' }) } catch (e) { console.log(e.message) }");

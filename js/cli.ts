@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Sandbox, CordonError, type Capability, type Language, type SandboxOptions } from "./index";
 import { startRepl } from "./repl";
+import { validateCapabilities } from "./options";
 
 const HELP = `Usage: cordon run [OPTIONS] FILE [--] [ARGS...]     run a JavaScript or shell (.sh) file
        cordon run [OPTIONS] -e CODE [--] [ARGS...]  run JavaScript given inline
@@ -206,40 +207,17 @@ function peerOf(err: unknown): string | undefined {
   return PEERS.find((p) => specifier === p || specifier.startsWith(`${p}/`));
 }
 
-const CAPABILITY_KEYS = ["method", "constraints", "maxCalls", "params", "requireApproval"];
-
 /**
- * Checks the shape of capabilities read from `source`, naming the first
- * offending entry and key (`[1].maxCalls`): the sandbox's own check names
- * the key too, but locates it by a column of JSON the user never wrote.
- * Constraints are left to the sandbox, whose messages name their keys.
+ * Checks capabilities read from `source` as `create()` does, naming the
+ * entry and key (`[1].maxCalls`) in the file.
  */
 function checkCapabilities(caps: unknown, source: string): Capability[] {
-  const bad = (where: string, what: string) => new UsageError(`bad capabilities in ${source}: ${where}: ${what}`);
-  const show = (v: unknown) => (v === undefined ? "nothing" : JSON.stringify(v));
-  if (!Array.isArray(caps)) throw bad("the top level", `expected an array of capabilities, got ${show(caps)}`);
-  caps.forEach((cap: unknown, i) => {
-    if (cap === null || typeof cap !== "object" || Array.isArray(cap)) {
-      throw bad(`[${i}]`, `expected an object like {"method": "name"}, got ${show(cap)}`);
-    }
-    const c = cap as Record<string, unknown>;
-    for (const key of Object.keys(c)) {
-      if (!CAPABILITY_KEYS.includes(key)) throw bad(`[${i}].${key}`, `unknown key; expected one of ${CAPABILITY_KEYS.join(", ")}`);
-    }
-    if (typeof c.method !== "string") throw bad(`[${i}].method`, `expected a tool name or pattern (a string), got ${show(c.method)}`);
-    if (c.constraints !== undefined && (c.constraints === null || typeof c.constraints !== "object")) {
-      throw bad(`[${i}].constraints`, `expected a constraint object or an array of them, got ${show(c.constraints)}`);
-    }
-    if (c.maxCalls !== undefined && !(Number.isSafeInteger(c.maxCalls) && (c.maxCalls as number) >= 0)) {
-      throw bad(`[${i}].maxCalls`, `expected a non-negative integer, got ${show(c.maxCalls)}`);
-    }
-    if (c.params !== undefined && !(Array.isArray(c.params) && c.params.every((p) => typeof p === "string"))) {
-      throw bad(`[${i}].params`, `expected an array of parameter names, got ${show(c.params)}`);
-    }
-    if (c.requireApproval !== undefined && typeof c.requireApproval !== "boolean") {
-      throw bad(`[${i}].requireApproval`, `expected true or false, got ${show(c.requireApproval)}`);
-    }
-  });
+  try {
+    validateCapabilities(caps, "");
+  } catch (err) {
+    if (err instanceof CordonError) throw new UsageError(`bad capabilities in ${source}: ${err.message}`);
+    throw err;
+  }
   return caps as Capability[];
 }
 

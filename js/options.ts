@@ -3,7 +3,7 @@
 
 import { LIMIT_KEYS, type NativeDeterminism, type NativeLimits, type NativeMount } from "./binding";
 import { CordonError } from "./errors";
-import type { Language, SnapshotOptions } from "./types";
+import type { Capability, Language, SnapshotOptions } from "./types";
 
 export const SANDBOX_KEYS = [
   "limits",
@@ -169,5 +169,37 @@ export function validateMounts(mounts: unknown): NativeMount[] | null {
       if (typeof value !== "boolean") throw new CordonError("INVALID_OPTIONS", `mounts[${i}].${key} must be a boolean, got ${show(value)}`);
     }
     return { hostPath: hostPath as string, guestPath: guestPath as string, writable: writable as boolean, writeThrough: writeThrough as boolean };
+  });
+}
+
+const CAPABILITY_KEYS = ["method", "constraints", "maxCalls", "params", "requireApproval"];
+
+/**
+ * Checks the shape of `capabilities`, naming the first offending entry and
+ * key (`capabilities[1].maxCalls`); `where` is what the list is called.
+ * Constraints are the policy's to check: its messages name their keys.
+ */
+export function validateCapabilities(caps: unknown, where = "capabilities"): asserts caps is Capability[] {
+  const bad = (at: string, what: string) => new CordonError("INVALID_OPTIONS", `${at || "the top level"}: ${what}`);
+  if (!Array.isArray(caps)) throw bad(where, `expected an array of capabilities, got ${show(caps)}`);
+  caps.forEach((cap: unknown, i) => {
+    const at = `${where}[${i}]`;
+    if (!isPlainObject(cap)) throw bad(at, `expected an object like {"method": "name"}, got ${show(cap)}`);
+    for (const key of Object.keys(cap)) {
+      if (!CAPABILITY_KEYS.includes(key)) throw bad(`${at}.${key}`, `unknown key; expected one of ${CAPABILITY_KEYS.join(", ")}`);
+    }
+    if (typeof cap.method !== "string") throw bad(`${at}.method`, `expected a tool name or pattern (a string), got ${show(cap.method)}`);
+    if (cap.constraints !== undefined && (cap.constraints === null || typeof cap.constraints !== "object")) {
+      throw bad(`${at}.constraints`, `expected a constraint object or an array of them, got ${show(cap.constraints)}`);
+    }
+    if (cap.maxCalls !== undefined && !(Number.isSafeInteger(cap.maxCalls) && (cap.maxCalls as number) >= 0)) {
+      throw bad(`${at}.maxCalls`, `expected a non-negative integer, got ${show(cap.maxCalls)}`);
+    }
+    if (cap.params !== undefined && !(Array.isArray(cap.params) && cap.params.every((p) => typeof p === "string"))) {
+      throw bad(`${at}.params`, `expected an array of parameter names, got ${show(cap.params)}`);
+    }
+    if (cap.requireApproval !== undefined && typeof cap.requireApproval !== "boolean") {
+      throw bad(`${at}.requireApproval`, `expected true or false, got ${show(cap.requireApproval)}`);
+    }
   });
 }

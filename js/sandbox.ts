@@ -18,6 +18,7 @@ import {
   validateDeterminism,
   validateLanguages,
   validateLimits,
+  validateCapabilities,
   validateMounts,
 } from "./options";
 import { normalTools } from "./tools";
@@ -64,9 +65,7 @@ function prepare(options: SandboxOptions): {
   const limits = validateLimits(options.limits);
   const tools = normalTools(options.tools);
   const { capabilities, constraints, maxCalls, approve, onToolCall } = options;
-  if (capabilities !== undefined && !Array.isArray(capabilities)) {
-    throw new CordonError("INVALID_OPTIONS", `capabilities must be an array, got ${show(capabilities)}`);
-  }
+  if (capabilities !== undefined) validateCapabilities(capabilities);
   for (const [key, value] of [["constraints", constraints], ["maxCalls", maxCalls]] as const) {
     if (value !== undefined && !isPlainObject(value)) {
       throw new CordonError("INVALID_OPTIONS", `${key} must be a record of tool names, got ${show(value)}`);
