@@ -82,6 +82,16 @@ test("a syntax error names its line", async () => {
   assert.equal(r.error.message, "unexpected token in expression: ';'");
   assert.equal(r.error.stack, "    at main.js:2:9\n");
   assert.equal(r.stderr, "Uncaught SyntaxError: unexpected token in expression: ';'\n    at main.js:2:9\n");
+  // Code that ends too early is said to, at its own end (not at the
+  // wrapper's closing brace, a line it does not have).
+  for (const [code, at] of [["return 1 +", "1:11"], ["let a = [1,\n  2,", "2:5"], ["if (x) {\n", "2:1"]]) {
+    const early = await sb.run(code);
+    assert.deepEqual(
+      [early.exitCode, early.error.name, early.error.message, early.error.stack, early.stderr],
+      [1, "SyntaxError", "unexpected end of input", `    at main.js:${at}\n`, `Uncaught SyntaxError: unexpected end of input\n    at main.js:${at}\n`],
+      JSON.stringify(code),
+    );
+  }
   await sb.close();
 });
 

@@ -297,19 +297,8 @@ fn from_report(report: RunReport, failure: Option<(ErrorCode, String)>) -> Bindi
 }
 
 fn from_failure(failure: RunFailure) -> BindingRunResult {
-    let code = ErrorCode::from(failure.code);
-    let report = failure.partial.map(|p| *p).unwrap_or_else(|| RunReport {
-        exit_code: 1,
-        stdout: String::new(),
-        stderr: String::new(),
-        value: None,
-        error: None,
-        tool_calls: Vec::new(),
-        trace: None,
-        divergence: None,
-        stats: Default::default(),
-    });
-    from_report(report, Some((code, failure.message)))
+    let (report, code, message) = failure.into_partial();
+    from_report(report, Some((code.into(), message)))
 }
 
 /// Tool calls served by JavaScript (see `driver`).

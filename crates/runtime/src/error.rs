@@ -82,6 +82,24 @@ impl RunFailure {
     pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self { code, message: message.into(), partial: None }
     }
+
+    /// What the run had produced, for one result shape either way: the
+    /// partial report, or an empty one with exit code 1 when the run never
+    /// started.
+    pub fn into_partial(self) -> (crate::RunReport, ErrorCode, String) {
+        let report = self.partial.map(|p| *p).unwrap_or_else(|| crate::RunReport {
+            exit_code: 1,
+            stdout: String::new(),
+            stderr: String::new(),
+            value: None,
+            error: None,
+            tool_calls: Vec::new(),
+            trace: None,
+            divergence: None,
+            stats: Default::default(),
+        });
+        (report, self.code, self.message)
+    }
 }
 
 impl fmt::Display for RunFailure {

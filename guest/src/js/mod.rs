@@ -370,7 +370,9 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
             .map_err(|e| internal_error(e.to_string()))?;
         let function = match compile(&ctx, &request.code) {
             Ok(function) => function,
-            Err(err) => return Err(thrown(&ctx, &helpers, caught(&ctx, err))),
+            Err(err) => {
+                return Err(thrown(&ctx, &helpers, at_end_of_input(&request.code, caught(&ctx, err))))
+            }
         };
         match function.call::<_, Promise>(()) {
             Ok(promise) => Ok(Persistent::save(&ctx, promise)),
@@ -576,6 +578,27 @@ fn compile<'js>(ctx: &Ctx<'js>, code: &str) -> rquickjs::Result<Function<'js>> {
         Value::from_raw(ctx.clone(), raw)
     };
     Function::from_js(ctx, value)
+}
+
+/// A syntax error QuickJS found at or after the wrapper's closing brace
+/// (`return 1 +`) is the script ending too early: said so, at the script's
+/// own end, instead of at a `}` the script does not have.
+fn at_end_of_input<'js>(code: &str, error: Value<'js>) -> Value<'js> {
+    let Some(object) = error.as_object() else { return error };
+    let (lines, last) = code.split('\n').fold((0usize, ""), |(n, _), line| (n + 1, line));
+    // The stack of a syntax error is one frame, `    at main.js:LINE:COLUMN`.
+    let line_of = |stack: &str| -> Option<usize> {
+        let at = stack.strip_prefix("    at ")?.strip_prefix(SCRIPT_NAME)?.strip_prefix(':')?;
+        at.split(':').next()?.parse().ok()
+    };
+    let past_the_script = object.get::<_, String>("name").is_ok_and(|n| n == "SyntaxError")
+        && object.get::<_, String>("stack").ok().and_then(|s| line_of(&s)).is_some_and(|line| line > lines);
+    if past_the_script {
+        let end = format!("    at {SCRIPT_NAME}:{lines}:{}\n", last.encode_utf16().count() + 1);
+        let _ = object.set("message", "unexpected end of input");
+        let _ = object.set("stack", end);
+    }
+    error
 }
 
 /// The thrown value behind an rquickjs error (or the error's text).
