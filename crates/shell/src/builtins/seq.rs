@@ -4,7 +4,7 @@
 //! are exact; other numbers use `f64` (GNU uses `long double`).
 
 use super::args;
-use super::common::cformat::float::{fmt_float, Num};
+use super::common::cformat::float::fmt_double;
 use super::common::cformat::Spec;
 use super::Builtin;
 use crate::ctx::Ctx;
@@ -249,7 +249,7 @@ fn format_value(c: &Conv, x: f64) -> String {
     };
     // A NaN prints without a sign.
     let x = if x.is_nan() { f64::NAN } else { x };
-    let body = fmt_float(Num::from_f64(x), conv, &spec);
+    let body = fmt_double(x, conv, &spec);
     format!("{}{}{}", c.prefix, String::from_utf8_lossy(&body), c.suffix)
 }
 
