@@ -63,6 +63,40 @@ impl Parsed {
     }
 }
 
+/// A long option as typed after its `--`: the name, and the value given
+/// with `=` (`--key=2`), if any.
+pub fn split_long(long: &str) -> (&str, Option<String>) {
+    match long.split_once('=') {
+        Some((key, value)) => (key, Some(value.to_string())),
+        None => (long, None),
+    }
+}
+
+/// The entries of `table` that the long option `key` may name: the entry
+/// named exactly `key` alone when there is one, else every entry whose name
+/// `key` abbreviates. None means an unrecognized option; several, an
+/// ambiguous one unless the caller knows they mean the same.
+pub fn match_long<'t, T>(table: &'t [T], key: &str, name: impl Fn(&T) -> &str) -> Vec<&'t T> {
+    match table.iter().find(|entry| name(entry) == key) {
+        Some(exact) => vec![exact],
+        None => table.iter().filter(|entry| name(entry).starts_with(key)).collect(),
+    }
+}
+
+/// The value of an option that requires one: `given` with the option
+/// (`--key=2`, `-k2`), else the next argument, `args[*next]`, which
+/// `*next` then moves past. `None` when there is neither.
+pub fn required_value(given: Option<String>, args: &[String], next: &mut usize) -> Option<String> {
+    if given.is_some() {
+        return given;
+    }
+    let value = args.get(*next).cloned();
+    if value.is_some() {
+        *next += 1;
+    }
+    value
+}
+
 /// Parses `args` (without the command name). The error is the full message
 /// to print (GNU wording, with the `Try 'NAME --help'` line); the caller
 /// exits with status 2.
@@ -77,30 +111,19 @@ pub fn parse(name: &str, args: &[String], spec: &Spec) -> Result<Parsed, String>
             break;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            let (key, inline) = match long.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (long, None),
+            let (key, inline) = split_long(long);
+            let &(lname, c, has) = match match_long(spec.long, key, |(n, _, _)| *n).as_slice() {
+                [only] => *only,
+                [] => return Err(format!("{name}: unrecognized option '{arg}'\n{try_help}")),
+                _ => return Err(format!("{name}: option '{arg}' is ambiguous\n{try_help}")),
             };
-            let exact = spec.long.iter().find(|(n, _, _)| *n == key);
-            let candidates: Vec<_> = spec.long.iter().filter(|(n, _, _)| n.starts_with(key)).collect();
-            let found = match (exact, candidates.as_slice()) {
-                (Some(found), _) => found,
-                (None, [only]) => *only,
-                (None, []) => return Err(format!("{name}: unrecognized option '{arg}'\n{try_help}")),
-                (None, _) => return Err(format!("{name}: option '{arg}' is ambiguous\n{try_help}")),
-            };
-            let (lname, c, has) = *found;
-            match (has, inline) {
-                (HasArg::No, Some(_)) => {
+            match has {
+                HasArg::No if inline.is_some() => {
                     return Err(format!("{name}: option '--{lname}' doesn't allow an argument\n{try_help}"))
                 }
-                (HasArg::No, None) => out.opts.push((c, None)),
-                (HasArg::Yes, Some(v)) => out.opts.push((c, Some(v))),
-                (HasArg::Yes, None) => match args.get(i) {
-                    Some(v) => {
-                        i += 1;
-                        out.opts.push((c, Some(v.clone())));
-                    }
+                HasArg::No => out.opts.push((c, None)),
+                HasArg::Yes => match required_value(inline, args, &mut i) {
+                    Some(v) => out.opts.push((c, Some(v))),
                     None => {
                         return Err(format!("{name}: option '--{lname}' requires an argument\n{try_help}"))
                     }
@@ -114,15 +137,11 @@ pub fn parse(name: &str, args: &[String], spec: &Spec) -> Result<Parsed, String>
                     None => return Err(format!("{name}: invalid option -- '{c}'\n{try_help}")),
                     Some(false) => out.opts.push((c, None)),
                     Some(true) => {
-                        let rest = arg.get(at + c.len_utf8()..).unwrap_or_default();
-                        if !rest.is_empty() {
-                            out.opts.push((c, Some(rest.to_string())));
-                        } else if let Some(v) = args.get(i) {
-                            i += 1;
-                            out.opts.push((c, Some(v.clone())));
-                        } else {
+                        let attached = arg.get(at + c.len_utf8()..).filter(|r| !r.is_empty());
+                        let Some(v) = required_value(attached.map(str::to_string), args, &mut i) else {
                             return Err(format!("{name}: option requires an argument -- '{c}'\n{try_help}"));
-                        }
+                        };
+                        out.opts.push((c, Some(v)));
                         break;
                     }
                 }
@@ -172,6 +191,27 @@ mod tests {
                 operands: strings(&["file", "-x"]),
             })
         );
+    }
+
+    #[test]
+    fn long_names_and_values() {
+        let table = ["format", "form", "separator"];
+        let names =
+            |key: &str| -> Vec<&str> { match_long(&table, key, |n| *n).into_iter().copied().collect() };
+        assert_eq!(names("form"), ["form"]);
+        assert_eq!(names("for"), ["format", "form"]);
+        assert_eq!(names("s"), ["separator"]);
+        assert!(names("x").is_empty());
+        assert_eq!(split_long("key=a=b"), ("key", Some("a=b".to_string())));
+        assert_eq!(split_long("key"), ("key", None));
+        let args = strings(&["-k", "2"]);
+        let mut next = 1;
+        assert_eq!(required_value(Some("1".into()), &args, &mut next), Some("1".into()));
+        assert_eq!(next, 1);
+        assert_eq!(required_value(None, &args, &mut next), Some("2".into()));
+        assert_eq!(next, 2);
+        assert_eq!(required_value(None, &args, &mut next), None);
+        assert_eq!(next, 2);
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! semantics; characters are bytes in the C locale).
 
 use super::args::{self, HasArg, Spec};
-use super::common::bytes::{memchr, records};
+use super::common::bytes::memchr;
+use super::common::lines::{each_input, records};
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::system::FsError;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "cut",
@@ -317,32 +319,18 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         only_delimited,
         line_delim,
     };
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
-    let mut status = 0;
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                ctx.file_error("cut", path, &e);
-                status = 1;
-                continue;
-            }
-        };
+    let open_error = |ctx: &mut Ctx, path: &str, e: &FsError| ctx.file_error("cut", path, e);
+    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
         let mut out = Vec::with_capacity(data.len() / 2 + 16);
-        for line in records(&data, line_delim) {
+        for line in records(data, line_delim) {
             cut_line(line, &o, &mut out);
             if out.len() >= 1 << 16 {
-                if ctx.out(&out).is_err() {
-                    return status;
-                }
+                ctx.out(&out)?;
                 out.clear();
             }
         }
-        if ctx.out(&out).is_err() {
-            return status;
-        }
-    }
-    status
+        ctx.out(&out)
+    })
 }
 
 #[cfg(test)]

@@ -17,6 +17,32 @@ pub(crate) fn valid_name(name: &str) -> bool {
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
 
+/// Applies `assign` to each `NAME[=VALUE]` operand of `builtin` (`local`,
+/// `readonly`) in order; options (`-…`) are skipped. A name that is not
+/// valid gets bash's message instead. Returns 1 when any name was invalid
+/// or `assign` returned false, else 0.
+pub(crate) fn each_assignment(
+    ctx: &mut Ctx,
+    builtin: &str,
+    args: &[String],
+    mut assign: impl FnMut(&mut Ctx, &str, Option<String>) -> bool,
+) -> i32 {
+    let mut status = 0;
+    for arg in args.iter().filter(|a| !a.starts_with('-')) {
+        let (name, value) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        if !valid_name(name) {
+            ctx.shell_error(&format!("{builtin}: `{arg}': not a valid identifier"));
+            status = 1;
+        } else if !assign(ctx, name, value) {
+            status = 1;
+        }
+    }
+    status
+}
+
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut unexport = false;
     let mut names = Vec::new();

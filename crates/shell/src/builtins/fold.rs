@@ -2,8 +2,10 @@
 //! `-w WIDTH` (or `-WIDTH`), `-s` to break at blanks, `-b` to count bytes.
 
 use super::args::{self, HasArg, Spec};
+use super::common::lines::each_input;
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::system::FsError;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "fold",
@@ -120,24 +122,12 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
     }
     let (spaces, bytes) = (parsed.has('s'), parsed.has('b'));
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
-    let mut status = 0;
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                ctx.file_error("fold", path, &e);
-                status = 1;
-                continue;
-            }
-        };
+    let open_error = |ctx: &mut Ctx, path: &str, e: &FsError| ctx.file_error("fold", path, e);
+    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
         let mut out = Vec::with_capacity(data.len() + data.len() / 8);
-        fold(&data, width, spaces, bytes, &mut out);
-        if ctx.out(&out).is_err() {
-            return status;
-        }
-    }
-    status
+        fold(data, width, spaces, bytes, &mut out);
+        ctx.out(&out)
+    })
 }
 
 #[cfg(test)]

@@ -15,18 +15,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         ctx.shell_error("local: can only be used in a function");
         return 1;
     }
-    let mut status = 0;
-    for arg in args.iter().filter(|a| !a.starts_with('-')) {
-        let (name, value) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (arg.as_str(), None),
-        };
-        if !super::export::valid_name(name) {
-            ctx.shell_error(&format!("local: `{arg}': not a valid identifier"));
-            status = 1;
-            continue;
-        }
+    super::export::each_assignment(ctx, "local", args, |ctx, name, value| {
         ctx.state().local(name, value);
-    }
-    status
+        true
+    })
 }

@@ -3,8 +3,10 @@
 //! start and increment, `-l`, `-p`, and `\:` logical page delimiters.
 
 use super::args::{self, HasArg, Spec};
+use super::common::lines::{each_input, records};
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::system::FsError;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "nl",
@@ -241,26 +243,16 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             _ => {}
         }
     }
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
     let blank_prefix = " ".repeat(width + sep.len());
     let mut number = start;
     let mut section = 1; // body
     let mut blanks: u64 = 0;
-    let mut status = 0;
     let d3: Vec<u8> = delim.repeat(3);
     let d2: Vec<u8> = delim.repeat(2);
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                ctx.file_error("nl", path, &e);
-                status = 1;
-                continue;
-            }
-        };
+    let open_error = |ctx: &mut Ctx, path: &str, e: &FsError| ctx.file_error("nl", path, e);
+    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
         let mut out = Vec::with_capacity(data.len() + data.len() / 2);
-        for line in data.split_inclusive(|&b| b == b'\n') {
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
+        for body in records(data, b'\n') {
             if !delim.is_empty() {
                 let new_section = if body == d3.as_slice() {
                     Some(0)
@@ -320,11 +312,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             out.extend_from_slice(body);
             out.push(b'\n');
         }
-        if ctx.out(&out).is_err() {
-            return status;
-        }
-    }
-    status
+        ctx.out(&out)
+    })
 }
 
 #[cfg(test)]

@@ -11,28 +11,19 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let mut status = 0;
-    for arg in args.iter().filter(|a| !a.starts_with('-')) {
-        let (name, value) = match arg.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (arg.as_str(), None),
-        };
-        if !super::export::valid_name(name) {
-            ctx.shell_error(&format!("readonly: `{arg}': not a valid identifier"));
-            status = 1;
-            continue;
-        }
+    super::export::each_assignment(ctx, "readonly", args, |ctx, name, value| {
         if ctx.state().readonly.contains(name) {
+            // Marking a read-only variable again is allowed; assigning it is not.
             if value.is_some() {
                 ctx.shell_error(&format!("{name}: readonly variable"));
-                status = 1;
+                return false;
             }
-            continue;
+            return true;
         }
         if let Some(v) = value {
             ctx.state().set(name, v);
         }
         ctx.state().readonly.insert(name.to_string());
-    }
-    status
+        true
+    })
 }

@@ -2,8 +2,10 @@
 //! locale).
 
 use super::args::{self, Spec};
+use super::common::lines::{each_input, lines};
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::system::FsError;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "rev",
@@ -19,13 +21,9 @@ const SPEC: Spec = Spec { short: "0", long: &[("zero", '0', args::HasArg::No)], 
 
 /// Appends `data` with each line's bytes reversed (the delimiter stays).
 fn reverse_lines(data: &[u8], delim: u8, out: &mut Vec<u8>) {
-    for line in data.split_inclusive(|&b| b == delim) {
-        let (body, end) = match line.split_last() {
-            Some((&d, body)) if d == delim => (body, true),
-            _ => (line, false),
-        };
-        out.extend(body.iter().rev());
-        if end {
+    for line in lines(data, delim) {
+        out.extend(line.body.iter().rev());
+        if line.terminated {
             out.push(delim);
         }
     }
@@ -40,28 +38,18 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
     };
     let delim = if parsed.has('0') { 0 } else { b'\n' };
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
-    let mut status = 0;
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                if e.errno == "EISDIR" {
-                    ctx.err(format!("rev: {path}: 0: {}\n", e.describe()));
-                } else {
-                    ctx.err(format!("rev: cannot open {path}: {}\n", e.describe()));
-                }
-                status = 1;
-                continue;
-            }
-        };
-        let mut out = Vec::with_capacity(data.len());
-        reverse_lines(&data, delim, &mut out);
-        if ctx.out(&out).is_err() {
-            return status;
+    let open_error = |ctx: &mut Ctx, path: &str, e: &FsError| {
+        if e.errno == "EISDIR" {
+            ctx.err(format!("rev: {path}: 0: {}\n", e.describe()));
+        } else {
+            ctx.err(format!("rev: cannot open {path}: {}\n", e.describe()));
         }
-    }
-    status
+    };
+    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
+        let mut out = Vec::with_capacity(data.len());
+        reverse_lines(data, delim, &mut out);
+        ctx.out(&out)
+    })
 }
 
 #[cfg(test)]

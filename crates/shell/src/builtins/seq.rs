@@ -3,7 +3,8 @@
 //! width) and `-f FORMAT` with one `%e`, `%f` or `%g` directive. Integers
 //! are exact; other numbers use `f64` (GNU uses `long double`).
 
-use super::common::cformat::float::{fmt_float, Num};
+use super::args;
+use super::common::cformat::float::fmt_double;
 use super::common::cformat::Spec;
 use super::Builtin;
 use crate::ctx::Ctx;
@@ -248,7 +249,7 @@ fn format_value(c: &Conv, x: f64) -> String {
     };
     // A NaN prints without a sign.
     let x = if x.is_nan() { f64::NAN } else { x };
-    let body = fmt_float(Num::from_f64(x), conv, &spec);
+    let body = fmt_double(x, conv, &spec);
     format!("{}{}{}", c.prefix, String::from_utf8_lossy(&body), c.suffix)
 }
 
@@ -278,27 +279,18 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             break;
         }
         if let Some(long) = a.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
+            let (name, inline) = args::split_long(long);
             let known = [("format", true), ("separator", true), ("equal-width", false)];
-            let matches: Vec<_> =
-                known.iter().filter(|(n, _)| n.starts_with(name) && !name.is_empty()).collect();
-            let Some(&&(full, takes)) = matches.first().filter(|_| matches.len() == 1) else {
+            // An ambiguous abbreviation (only `--=…` can be one) is
+            // unrecognized too.
+            let [&(full, takes)] = args::match_long(&known, name, |(n, _)| *n).as_slice() else {
                 return usage_fail(ctx, &format!("unrecognized option '{a}'"));
             };
             let value = if takes {
-                match inline {
-                    Some(v) => Some(v),
-                    None => match args.get(i) {
-                        Some(v) => {
-                            i += 1;
-                            Some(v.clone())
-                        }
-                        None => return usage_fail(ctx, &format!("option '--{full}' requires an argument")),
-                    },
-                }
+                let Some(value) = args::required_value(inline, args, &mut i) else {
+                    return usage_fail(ctx, &format!("option '--{full}' requires an argument"));
+                };
+                Some(value)
             } else if inline.is_some() {
                 return usage_fail(ctx, &format!("option '--{full}' doesn't allow an argument"));
             } else {
@@ -320,12 +312,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 'w' => equal_width = true,
                 'f' | 's' => {
                     let rest: String = flags[k..].iter().collect();
-                    let value = if !rest.is_empty() {
-                        rest
-                    } else if let Some(v) = args.get(i) {
-                        i += 1;
-                        v.clone()
-                    } else {
+                    let attached = Some(rest).filter(|r| !r.is_empty());
+                    let Some(value) = args::required_value(attached, args, &mut i) else {
                         return usage_fail(ctx, &format!("option requires an argument -- '{f}'"));
                     };
                     if f == 'f' {

@@ -2,8 +2,10 @@
 //! coreutils semantics): `-s SEP` (a plain string, not a regex) and `-b`.
 
 use super::args::{self, HasArg, Spec};
+use super::common::lines::each_input;
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::system::FsError;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "tac",
@@ -70,28 +72,18 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         return 1;
     }
     let before = parsed.has('b');
-    let operands = if parsed.operands.is_empty() { vec!["-".to_string()] } else { parsed.operands };
-    let mut status = 0;
-    for path in &operands {
-        let data = match ctx.read_input(path) {
-            Ok(d) => d,
-            Err(e) => {
-                if e.errno == "EISDIR" {
-                    ctx.err(format!("tac: {path}: read error: Invalid argument\n"));
-                } else {
-                    ctx.err(format!("tac: failed to open '{path}' for reading: {}\n", e.describe()));
-                }
-                status = 1;
-                continue;
-            }
-        };
-        let mut out = Vec::with_capacity(data.len());
-        reverse_records(&data, &sep, before, &mut out);
-        if ctx.out(&out).is_err() {
-            return status;
+    let open_error = |ctx: &mut Ctx, path: &str, e: &FsError| {
+        if e.errno == "EISDIR" {
+            ctx.err(format!("tac: {path}: read error: Invalid argument\n"));
+        } else {
+            ctx.err(format!("tac: failed to open '{path}' for reading: {}\n", e.describe()));
         }
-    }
-    status
+    };
+    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
+        let mut out = Vec::with_capacity(data.len());
+        reverse_records(data, &sep, before, &mut out);
+        ctx.out(&out)
+    })
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! `-z`, and an optional output file operand.
 
 use super::args::{self, HasArg, Spec};
-use super::common::bytes::records;
+use super::common::lines::records;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::WriteMode;

@@ -4,7 +4,7 @@
 //! the numbers themselves are printed by `common::cformat`, as `printf`'s.
 
 use super::value::{Value, MAX_INT};
-use crate::builtins::common::cformat::float::{fmt_float, Num};
+use crate::builtins::common::cformat::float::fmt_double;
 use crate::builtins::common::cformat::{fmt_int, pad_into, Spec};
 
 /// The longest width or precision accepted.
@@ -136,7 +136,7 @@ pub fn sprintf(
             }
             b'e' | b'E' | b'f' | b'F' | b'g' | b'G' => {
                 let v = take(&mut next_arg, &mut out)?.to_num();
-                out.extend(fmt_float(Num::from_f64(v), conv, &spec));
+                out.extend(fmt_double(v, conv, &spec));
             }
             _ => return Err(FmtError::BadConversion(conv_no, out)),
         }
@@ -175,7 +175,7 @@ fn clamp_uint(d: f64) -> u64 {
 /// CONVFMT and OFMT convert numbers to strings.
 pub fn format_g(v: f64, prec: usize, upper: bool, alt: bool) -> Vec<u8> {
     let spec = Spec { precision: Some(prec), alt, ..Spec::default() };
-    fmt_float(Num::from_f64(v), if upper { b'G' } else { b'g' }, &spec)
+    fmt_double(v, if upper { b'G' } else { b'g' }, &spec)
 }
 
 #[cfg(test)]

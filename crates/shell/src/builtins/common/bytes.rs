@@ -1,5 +1,6 @@
-//! Byte search and record splitting, eight bytes at a time (wasm has no
-//! SIMD): what `grep`, `sed`, `cut`, `sort` and `uniq` scan input with.
+//! Byte search, eight bytes at a time (wasm has no SIMD): what `grep`,
+//! `sed`, `cut`, `sort` and `uniq` scan input with (lines are split in
+//! `lines`).
 
 const LO: u64 = 0x0101_0101_0101_0101;
 const HI: u64 = 0x8080_8080_8080_8080;
@@ -66,28 +67,6 @@ pub(crate) fn count_byte(needle: u8, hay: &[u8]) -> usize {
     n + chunks.remainder().iter().filter(|&&b| b == needle).count()
 }
 
-/// Iterates over the records of `data` separated by `delim` (a final
-/// delimiter does not start an empty record).
-pub(crate) fn records(data: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
-    let mut pos = 0;
-    std::iter::from_fn(move || {
-        if pos >= data.len() {
-            return None;
-        }
-        let rest = &data[pos..];
-        match memchr(delim, rest) {
-            Some(i) => {
-                pos += i + 1;
-                Some(&rest[..i])
-            }
-            None => {
-                pos = data.len();
-                Some(rest)
-            }
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -114,13 +93,5 @@ mod tests {
         let v: Vec<u8> = (0..=255u8).cycle().take(3000).collect();
         assert_eq!(count_byte(b'\n', &v), v.iter().filter(|&&b| b == b'\n').count());
         assert_eq!(memrchr(b'\n', &v), v.iter().rposition(|&b| b == b'\n'));
-    }
-
-    #[test]
-    fn splits_records() {
-        let recs: Vec<&[u8]> = records(b"a\n\nb\n", b'\n').collect();
-        assert_eq!(recs, [&b"a"[..], b"", b"b"]);
-        assert_eq!(records(b"", b'\n').count(), 0);
-        assert_eq!(records(b"x", b'\n').count(), 1);
     }
 }

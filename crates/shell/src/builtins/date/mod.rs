@@ -16,6 +16,7 @@
 
 mod parse;
 
+use super::args;
 use super::common::quote::gnu_quote as q;
 use super::common::strftime::strftime;
 use super::common::time::{days_from_civil, days_in_month, gmtime};
@@ -255,19 +256,13 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
             break;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            let (key, inline) = match long.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (long, None),
-            };
-            let exact = LONG.iter().find(|(n, _)| *n == key);
-            let matches: Vec<_> = LONG.iter().filter(|(n, _)| n.starts_with(key)).collect();
-            let (name, c) = match (exact, matches.as_slice()) {
-                (Some(&(n, c)), _) => (n, c),
-                (None, [&(n, c)]) => (n, c),
+            let (key, inline) = args::split_long(long);
+            let (name, c) = match args::match_long(LONG, key, |(n, _)| *n).as_slice() {
+                [&(n, c)] => (n, c),
+                [] => return Err(format!("date: unrecognized option '{arg}'\n{TRY}")),
                 // `--u` could be --utc or --universal: both mean -u.
-                (None, many) if !many.is_empty() && many.iter().all(|(_, c)| *c == 'u') => ("utc", 'u'),
-                (None, []) => return Err(format!("date: unrecognized option '{arg}'\n{TRY}")),
-                (None, _) => return Err(format!("date: option '{arg}' is ambiguous\n{TRY}")),
+                many if many.iter().all(|(_, c)| *c == 'u') => ("utc", 'u'),
+                _ => return Err(format!("date: option '{arg}' is ambiguous\n{TRY}")),
             };
             match c {
                 'u' | 'R' => {
@@ -283,17 +278,8 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                     set_format(&mut o, f)?;
                 }
                 _ => {
-                    let value = match inline {
-                        Some(v) => v,
-                        None => match args.get(i) {
-                            Some(v) => {
-                                i += 1;
-                                v.clone()
-                            }
-                            None => {
-                                return Err(format!("date: option '--{name}' requires an argument\n{TRY}"))
-                            }
-                        },
+                    let Some(value) = args::required_value(inline, args, &mut i) else {
+                        return Err(format!("date: option '--{name}' requires an argument\n{TRY}"));
                     };
                     match c {
                         'd' => o.date = Some(value),
@@ -325,17 +311,9 @@ fn parse_args(args: &[String]) -> Result<Opts, String> {
                         break;
                     }
                     'd' | 'f' | 'r' | 's' => {
-                        let value = match arg.get(j..).filter(|r| !r.is_empty()) {
-                            Some(v) => v.to_string(),
-                            None => match args.get(i) {
-                                Some(v) => {
-                                    i += 1;
-                                    v.clone()
-                                }
-                                None => {
-                                    return Err(format!("date: option requires an argument -- '{c}'\n{TRY}"))
-                                }
-                            },
+                        let rest = arg.get(j..).filter(|r| !r.is_empty()).map(str::to_string);
+                        let Some(value) = args::required_value(rest, args, &mut i) else {
+                            return Err(format!("date: option requires an argument -- '{c}'\n{TRY}"));
                         };
                         match c {
                             'd' => o.date = Some(value),

@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 
+use super::args;
 use super::common::bytes::memchr;
 use super::common::posix_regex::{self as posix, Dialect, Options as RxOptions, Syntax};
 use super::Builtin;
@@ -136,32 +137,18 @@ fn parse_args(ctx: &mut Ctx, args: &[String]) -> Result<Opts, i32> {
             break;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            let (key, inline) = match long.split_once('=') {
-                Some((k, v)) => (k, Some(v.to_string())),
-                None => (long, None),
-            };
-            let exact = LONG.iter().find(|n| **n == key);
-            let cands: Vec<&&str> = LONG.iter().filter(|n| n.starts_with(key)).collect();
-            let name = match (exact, cands.as_slice()) {
-                (Some(n), _) => *n,
-                (None, [one]) => **one,
-                (None, []) => return Err(bad_usage(ctx, &format!("unrecognized option '{arg}'"))),
-                (None, _) => return Err(bad_usage(ctx, &format!("option '{arg}' is ambiguous"))),
+            let (key, inline) = args::split_long(long);
+            let name = match args::match_long(LONG, key, |n| *n).as_slice() {
+                [one] => **one,
+                [] => return Err(bad_usage(ctx, &format!("unrecognized option '{arg}'"))),
+                _ => return Err(bad_usage(ctx, &format!("option '{arg}' is ambiguous"))),
             };
             let needs = matches!(name, "expression" | "file" | "line-length");
             let value = if needs {
-                match inline {
-                    Some(v) => Some(v),
-                    None => match args.get(i) {
-                        Some(v) => {
-                            i += 1;
-                            Some(v.clone())
-                        }
-                        None => {
-                            return Err(bad_usage(ctx, &format!("option '--{name}' requires an argument")))
-                        }
-                    },
-                }
+                let Some(value) = args::required_value(inline, args, &mut i) else {
+                    return Err(bad_usage(ctx, &format!("option '--{name}' requires an argument")));
+                };
+                Some(value)
             } else {
                 if inline.is_some() && name != "in-place" {
                     return Err(bad_usage(ctx, &format!("option '--{name}' doesn't allow an argument")));
@@ -208,12 +195,8 @@ fn parse_args(ctx: &mut Ctx, args: &[String]) -> Result<Opts, i32> {
                         break;
                     }
                     b'e' | b'f' | b'l' => {
-                        let value = if k < bytes.len() {
-                            arg[k..].to_string()
-                        } else if let Some(v) = args.get(i) {
-                            i += 1;
-                            v.clone()
-                        } else {
+                        let attached = (k < bytes.len()).then(|| arg[k..].to_string());
+                        let Some(value) = args::required_value(attached, args, &mut i) else {
                             return Err(bad_usage(
                                 ctx,
                                 &format!("option requires an argument -- '{}'", c as char),

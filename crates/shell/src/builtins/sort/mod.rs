@@ -23,7 +23,7 @@ use sorter::*;
 use std::cmp::Ordering;
 
 use super::args::{self, HasArg, Spec};
-use super::common::bytes::records;
+use super::common::lines::records;
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::WriteMode;

@@ -1,5 +1,6 @@
 //! Floating point, as the x87 80-bit `long double` bash uses: reading
-//! (`strtold`) and printing exactly (`%e %f %g %a`).
+//! (`strtold`) and printing exactly (`%e %f %g %a`) with big integers; and
+//! printing a `double` (`fmt_double`) the same way without them.
 
 use super::{assemble, big, is_c_space, Spec};
 
@@ -429,48 +430,68 @@ fn body_e(digits: &[u8], dexp: i64, prec: usize, alt: bool, upper: bool) -> Vec<
         out.push(b'.');
     }
     out.extend(kept.iter().skip(1).map(|d| b'0' + d));
-    out.push(if upper { b'E' } else { b'e' });
-    out.push(if x < 0 { b'-' } else { b'+' });
-    let xs = x.unsigned_abs().to_string();
-    if xs.len() < 2 {
-        out.push(b'0');
-    }
-    out.extend_from_slice(xs.as_bytes());
+    push_exponent(&mut out, x, upper);
     out
 }
 
-fn body_g(digits: &[u8], dexp: i64, prec: Option<usize>, alt: bool, upper: bool) -> Vec<u8> {
-    let p = match prec {
+/// Appends a decimal exponent as C spells it: `e+05`, `E-123` (a sign and
+/// at least two digits).
+fn push_exponent(out: &mut Vec<u8>, exp: i64, upper: bool) {
+    out.push(if upper { b'E' } else { b'e' });
+    out.push(if exp < 0 { b'-' } else { b'+' });
+    let digits = exp.unsigned_abs().to_string();
+    if digits.len() < 2 {
+        out.push(b'0');
+    }
+    out.extend_from_slice(digits.as_bytes());
+}
+
+/// `%g`'s number of significant digits for a precision.
+fn g_digits(prec: Option<usize>) -> usize {
+    match prec {
         None => 6,
         Some(0) => 1,
         Some(p) => p,
-    };
+    }
+}
+
+/// Whether `%g` with `p` significant digits prints a number whose rounded
+/// decimal exponent is `x` as `%f` (else as `%e`).
+fn g_uses_f(p: usize, x: i64) -> bool {
+    (p as i64) > x && x >= -4
+}
+
+/// `%g` without `#`: the fraction's trailing zeros go, and the point with
+/// them when nothing is left after it (an exponent stays).
+fn strip_g_zeros(out: &mut Vec<u8>) {
+    let e_at = out.iter().position(|&c| c == b'e' || c == b'E').unwrap_or(out.len());
+    if out[..e_at].contains(&b'.') {
+        let mut end = e_at;
+        while end > 0 && out[end - 1] == b'0' {
+            end -= 1;
+        }
+        if end > 0 && out[end - 1] == b'.' {
+            end -= 1;
+        }
+        out.drain(end..e_at);
+    }
+}
+
+fn body_g(digits: &[u8], dexp: i64, prec: Option<usize>, alt: bool, upper: bool) -> Vec<u8> {
+    let p = g_digits(prec);
     let x = if digits == [0] {
         0
     } else {
         let kept = round_digits(digits, p as i64);
         digits.len() as i64 + dexp - 1 + i64::from(kept.len() > p)
     };
-    let mut out = if (p as i64) > x && x >= -4 {
+    let mut out = if g_uses_f(p, x) {
         body_f(digits, dexp, (p as i64 - 1 - x) as usize, alt)
     } else {
         body_e(digits, dexp, p - 1, alt, upper)
     };
     if !alt {
-        // Remove trailing zeros of the fraction (before any exponent).
-        let e_at = out.iter().position(|&c| c == b'e' || c == b'E').unwrap_or(out.len());
-        if out[..e_at].contains(&b'.') {
-            let mut end = e_at;
-            while end > 0 && out[end - 1] == b'0' {
-                end -= 1;
-            }
-            if end > 0 && out[end - 1] == b'.' {
-                end -= 1;
-            }
-            let tail = out[e_at..].to_vec();
-            out.truncate(end);
-            out.extend_from_slice(&tail);
-        }
+        strip_g_zeros(&mut out);
     }
     out
 }
@@ -530,19 +551,23 @@ fn hex_digit(v: u64, upper: bool) -> u8 {
     }
 }
 
+/// The sign a number is printed with: `-`, or what `+` or space ask for.
+fn sign(neg: bool, spec: &Spec) -> Vec<u8> {
+    if neg {
+        b"-".to_vec()
+    } else if spec.plus {
+        b"+".to_vec()
+    } else if spec.space {
+        b" ".to_vec()
+    } else {
+        Vec::new()
+    }
+}
+
+/// `%e %f %g %a` (and upper case) of a `long double`, exactly.
 pub(crate) fn fmt_float(v: Num, conv: u8, spec: &Spec) -> Vec<u8> {
     let upper = conv.is_ascii_uppercase();
-    let sign = |neg: bool| -> Vec<u8> {
-        if neg {
-            b"-".to_vec()
-        } else if spec.plus {
-            b"+".to_vec()
-        } else if spec.space {
-            b" ".to_vec()
-        } else {
-            Vec::new()
-        }
-    };
+    let sign = |neg: bool| sign(neg, spec);
     let (neg, mant, exp) = match v {
         Num::Inf { neg } | Num::Nan { neg } => {
             let word: &[u8] = match (matches!(v, Num::Inf { .. }), upper) {
@@ -573,6 +598,82 @@ pub(crate) fn fmt_float(v: Num, conv: u8, spec: &Spec) -> Vec<u8> {
     assemble(&prefix, &body, spec.width, spec.minus, spec.zero && !spec.minus)
 }
 
+// `double`s without big integers. Rust prints an `f64` with `{:.N}` and
+// `{:.Ne}` exactly as glibc does: from its exact binary value, rounded
+// half to even at the last digit. Only the exponent's spelling (`e5` for
+// C's `e+05`) and `%g`'s choice between the two forms are C's own, so
+// `fmt_double(v)` gives the bytes `fmt_float(Num::from_f64(v))` does.
+
+/// `%e %f %g %a` (and upper case) of a `double`, as [`fmt_float`] prints
+/// the same value (awk and seq compute in `double`s).
+pub(crate) fn fmt_double(v: f64, conv: u8, spec: &Spec) -> Vec<u8> {
+    if !v.is_finite() || conv | 0x20 == b'a' {
+        return fmt_float(Num::from_f64(v), conv, spec);
+    }
+    let upper = conv.is_ascii_uppercase();
+    let x = v.abs();
+    let body = match conv | 0x20 {
+        b'f' => double_f(x, spec.precision.unwrap_or(6), spec.alt),
+        b'e' => double_e(x, spec.precision.unwrap_or(6), spec.alt, upper),
+        _ => double_g(x, spec.precision, spec.alt, upper),
+    };
+    assemble(&sign(v.is_sign_negative(), spec), &body, spec.width, spec.minus, spec.zero && !spec.minus)
+}
+
+/// `%f` of a finite, non-negative `x`.
+fn double_f(x: f64, prec: usize, alt: bool) -> Vec<u8> {
+    let mut out = format!("{x:.prec$}").into_bytes();
+    if alt && prec == 0 {
+        out.push(b'.');
+    }
+    out
+}
+
+/// Rust's `{:.Ne}` of a non-negative number (`1.5e-7`): its mantissa and
+/// decimal exponent.
+fn rust_e(x: f64, prec: usize) -> (String, i64) {
+    let mut text = format!("{x:.prec$e}");
+    let Some(at) = text.find('e') else {
+        return (text, 0);
+    };
+    let exp = text[at + 1..].parse().unwrap_or(0);
+    text.truncate(at);
+    (text, exp)
+}
+
+/// A mantissa and decimal exponent spelled as C does: `1.5e-07`; `#`
+/// keeps a point with no digits after it.
+fn c_e_form(mant: String, exp: i64, prec: usize, alt: bool, upper: bool) -> Vec<u8> {
+    let mut out = mant.into_bytes();
+    if alt && prec == 0 {
+        out.push(b'.');
+    }
+    push_exponent(&mut out, exp, upper);
+    out
+}
+
+/// `%e` of a finite, non-negative `x`.
+fn double_e(x: f64, prec: usize, alt: bool, upper: bool) -> Vec<u8> {
+    let (mant, exp) = rust_e(x, prec);
+    c_e_form(mant, exp, prec, alt, upper)
+}
+
+/// `%g` of a finite, non-negative `x`: the exponent it has once rounded to
+/// its significant digits picks `%f` or `%e`.
+fn double_g(x: f64, prec: Option<usize>, alt: bool, upper: bool) -> Vec<u8> {
+    let p = g_digits(prec);
+    let (mant, exp) = rust_e(x, p - 1);
+    let mut out = if g_uses_f(p, exp) {
+        double_f(x, (p as i64 - 1 - exp) as usize, alt)
+    } else {
+        c_e_form(mant, exp, p - 1, alt, upper)
+    };
+    if !alt {
+        strip_g_zeros(&mut out);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,6 +689,111 @@ mod tests {
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
         format!("{mant}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.unsigned_abs())
+    }
+
+    fn spec(precision: Option<usize>, alt: bool) -> Spec {
+        Spec { precision, alt, ..Spec::default() }
+    }
+
+    /// `fmt_double`, and a check that the big-integer engine agrees.
+    fn double(v: f64, conv: u8, precision: Option<usize>, alt: bool) -> String {
+        let spec = spec(precision, alt);
+        let fast = fmt_double(v, conv, &spec);
+        assert_eq!(fast, fmt_float(Num::from_f64(v), conv, &spec), "{v:e} {}", conv as char);
+        String::from_utf8_lossy(&fast).into_owned()
+    }
+
+    #[test]
+    fn doubles_without_big_integers() {
+        // Ties round to even on the exact value.
+        assert_eq!(double(0.5, b'f', Some(0), false), "0");
+        assert_eq!(double(1.5, b'f', Some(0), false), "2");
+        assert_eq!(double(2.5, b'f', Some(0), false), "2");
+        assert_eq!(double(0.125, b'f', Some(2), false), "0.12");
+        assert_eq!(double(0.375, b'f', Some(2), false), "0.38");
+        assert_eq!(double(2.5, b'e', Some(0), false), "2e+00");
+        assert_eq!(double(9.5, b'e', Some(0), false), "1e+01");
+        // Not a tie: 0.15 is a little under, 2.675 too.
+        assert_eq!(double(0.15, b'f', Some(1), false), "0.1");
+        assert_eq!(double(2.675, b'f', Some(2), false), "2.67");
+        // Large and small magnitudes.
+        assert_eq!(double(1e21, b'f', None, false), "1000000000000000000000.000000");
+        assert_eq!(double(1e21, b'g', None, false), "1e+21");
+        assert_eq!(double(1e-7, b'f', None, false), "0.000000");
+        assert_eq!(double(1e-7, b'e', None, false), "1.000000e-07");
+        assert_eq!(double(1e-7, b'g', None, false), "1e-07");
+        assert_eq!(double(1e100, b'e', Some(2), false), "1.00e+100");
+        assert_eq!(double(5e-324, b'g', None, false), "4.94066e-324");
+        assert_eq!(double(f64::MAX, b'G', Some(17), false), "1.7976931348623157E+308");
+        // Zero keeps its sign.
+        assert_eq!(double(-0.0, b'f', Some(1), false), "-0.0");
+        assert_eq!(double(-0.0, b'g', None, false), "-0");
+        assert_eq!(double(0.0, b'e', Some(0), false), "0e+00");
+        // Infinities and NaN.
+        assert_eq!(double(f64::INFINITY, b'f', None, false), "inf");
+        assert_eq!(double(f64::NEG_INFINITY, b'E', None, false), "-INF");
+        assert_eq!(double(f64::NAN, b'g', None, false), "nan");
+        assert_eq!(double(-f64::NAN, b'G', None, false), "-NAN");
+        // %g picks %e below 1e-4 and from 10^precision, after rounding.
+        assert_eq!(double(0.0001, b'g', None, false), "0.0001");
+        assert_eq!(double(0.00001, b'g', None, false), "1e-05");
+        assert_eq!(double(123456.0, b'g', None, false), "123456");
+        assert_eq!(double(1234567.0, b'g', None, false), "1.23457e+06");
+        assert_eq!(double(999999.5, b'g', None, false), "1e+06");
+        assert_eq!(double(99.94, b'g', Some(3), false), "99.9");
+        assert_eq!(double(99.96, b'g', Some(3), false), "100");
+        assert_eq!(double(0.5, b'g', Some(0), false), "0.5");
+        assert_eq!(double(100.0, b'g', Some(2), false), "1e+02");
+        // `#` keeps the point and %g's trailing zeros.
+        assert_eq!(double(1.0, b'g', None, true), "1.00000");
+        assert_eq!(double(1e-5, b'g', Some(2), true), "1.0e-05");
+        assert_eq!(double(3.0, b'f', Some(0), true), "3.");
+        assert_eq!(double(3.0, b'e', Some(0), true), "3.e+00");
+        assert_eq!(double(100.0, b'g', Some(1), true), "1.e+02");
+        // Precision past a double's 17 significant digits prints its exact
+        // binary value.
+        assert_eq!(double(0.1, b'f', Some(30), false), "0.100000000000000005551115123126");
+        assert_eq!(double(0.1, b'e', Some(30), false), "1.000000000000000055511151231258e-01");
+        assert_eq!(double(0.1, b'g', Some(30), false), "0.100000000000000005551115123126");
+        assert_eq!(double(1e-300, b'f', Some(400), false).len(), 402);
+        // Flags and width around the body.
+        let spec = Spec { width: 10, zero: true, plus: true, precision: Some(2), ..Spec::default() };
+        assert_eq!(fmt_double(12.345, b'f', &spec), b"+000012.35");
+        let spec = Spec { width: 8, minus: true, space: true, ..Spec::default() };
+        assert_eq!(fmt_double(2.0, b'g', &spec), b" 2      ");
+        assert_eq!(fmt_double(1.0, b'a', &Spec::default()), b"0x8p-3");
+    }
+
+    #[test]
+    fn doubles_agree_with_the_big_integer_engine() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let bits = next();
+            // Random bit patterns, and numbers of everyday size.
+            let v = if bits % 2 == 0 { f64::from_bits(bits) } else { (bits >> 11) as f64 / 1e6 - 4e6 };
+            if !v.is_finite() {
+                continue;
+            }
+            let r = next();
+            let precision = match r % 8 {
+                0 => None,
+                1 => Some(30 + (r >> 8) as usize % 40),
+                _ => Some((r >> 8) as usize % 18),
+            };
+            let alt = r & (1 << 20) != 0;
+            for conv in [b'e', b'E', b'g', b'G'] {
+                double(v, conv, precision, alt);
+            }
+            if v.abs() < 1e40 {
+                double(v, b'f', precision, alt);
+            }
+        }
     }
 
     #[test]

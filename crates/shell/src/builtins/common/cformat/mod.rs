@@ -1,7 +1,9 @@
 //! C-style numbers, as glibc reads and prints them: `strtoimax`,
 //! `strtold` and the `%d %o %u %x %e %f %g %a` conversions with their
 //! flags, width and precision. `printf` formats x87 `long double`s with
-//! it; `awk` and `seq` format `double`s, which it holds exactly.
+//! it (exactly, through the big integers of `big`); `awk` and `seq` format
+//! `double`s, for which `float::fmt_double` gives the same bytes without
+//! big integers.
 
 pub(crate) mod big;
 pub(crate) mod float;
