@@ -189,14 +189,9 @@ function readText(path: string, what: string): string {
 // cordon/langchain).
 const PEERS = ["@modelcontextprotocol/sdk", "ai", "@langchain/core"];
 
-/**
- * An optional peer package is not installed. Shown with the code the
- * sandbox's errors will have for it (`MISSING_PEER`) and exit status 2.
- */
-class MissingPeer extends Error {
-  constructor(peer: string, needer: string) {
-    super(`${needer} needs the optional package ${peer}, which is not installed: npm install ${peer}`);
-  }
+/** An optional peer package is not installed (`MISSING_PEER`, exit status 2). */
+function missingPeer(peer: string, needer: string): CordonError {
+  return new CordonError("MISSING_PEER", `${needer} needs the optional package ${peer}, which is not installed: npm install ${peer}`);
 }
 
 /** The peer package a module-not-found error is about, if it is one. */
@@ -241,7 +236,7 @@ async function options(p: Parsed): Promise<SandboxOptions> {
       mod = await importModule(pathToFileURL(resolve(p.tools)).href);
     } catch (err) {
       const peer = peerOf(err);
-      if (peer !== undefined) throw new MissingPeer(peer, `the tools module ${p.tools}`);
+      if (peer !== undefined) throw missingPeer(peer, `the tools module ${p.tools}`);
       // cordon's adapters say which package they need and how to install it.
       throw new UsageError(`cannot load tools from ${p.tools}: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -329,7 +324,7 @@ async function mcp(p: Parsed): Promise<number> {
   try {
     require.resolve("@modelcontextprotocol/sdk/server/index.js");
   } catch {
-    throw new MissingPeer("@modelcontextprotocol/sdk", "cordon mcp");
+    throw missingPeer("@modelcontextprotocol/sdk", "cordon mcp");
   }
   const { serveStdio } = require("./mcp") as typeof import("./mcp");
   await serveStdio(await options(p));
@@ -364,9 +359,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`cordon: ${err.message}\nTry 'cordon --help' for more information.\n`);
       return 2;
     }
-    // A missing optional package: found by the CLI, or (once the sandbox's
-    // errors have the code) by cordon's adapters.
-    if (err instanceof MissingPeer || (err instanceof CordonError && err.code === "MISSING_PEER")) {
+    // A missing optional package, found by the CLI or by cordon's adapters.
+    if (err instanceof CordonError && err.code === "MISSING_PEER") {
       process.stderr.write(`cordon: MISSING_PEER: ${err.message}\n`);
       return 2;
     }

@@ -56,8 +56,8 @@ pub struct BindingDeterminism {
 
 fn to_determinism(d: Option<BindingDeterminism>) -> Result<Option<Determinism>> {
     let Some(d) = d else { return Ok(None) };
-    let seed = whole("seed", d.seed)?;
-    let start_ms = whole("startTime", d.start_ms)?;
+    let seed = whole(d.seed, || "seed".into())?;
+    let start_ms = whole(d.start_ms, || "startTime".into())?;
     Ok(Some(Determinism { seed, start_ms }))
 }
 
@@ -239,12 +239,13 @@ fn invalid(message: String) -> Error {
     Error::new(Status::InvalidArg, message)
 }
 
-/// A JavaScript number as a limit (or seed); its range is the runtime's to check.
-fn whole(name: &str, value: f64) -> Result<u64> {
+/// A JavaScript number as a limit (or seed), `what` naming it in the error;
+/// its range is the runtime's to check.
+fn whole(value: f64, what: impl FnOnce() -> String) -> Result<u64> {
     if value.is_finite() && value >= 0.0 && value.fract() == 0.0 && value <= 9_007_199_254_740_991.0 {
         Ok(value as u64)
     } else {
-        Err(invalid(format!("{name} must be a non-negative integer, got {value}")))
+        Err(invalid(format!("{} must be a non-negative integer, got {value}", what())))
     }
 }
 
@@ -265,7 +266,7 @@ fn to_limits(limits: Option<BindingLimits>) -> Result<Limits> {
     ];
     let values = given
         .into_iter()
-        .filter_map(|(name, value)| value.map(|v| whole(&format!("limits.{name}"), v).map(|v| (name, v))))
+        .filter_map(|(name, value)| value.map(|v| whole(v, || format!("limits.{name}")).map(|v| (name, v))))
         .collect::<Result<Vec<_>>>()?;
     Limits::from_named(values).map_err(|f| invalid(f.message))
 }

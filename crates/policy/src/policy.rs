@@ -308,8 +308,14 @@ impl Policy {
         }
         // A pattern that matches no tool grants nothing: most likely a
         // misspelt name, which would otherwise deny every call silently.
-        let mut unmatched = capabilities.iter().filter(|c| !tools.keys().any(|name| c.pattern.matches(name)));
-        if let Some(unused) = unmatched.next().filter(|_| !spec_ignores_unmatched) {
+        let mut matched = vec![false; capabilities.len()];
+        for i in tools.values().flat_map(|t| &t.capabilities) {
+            if let Some(m) = matched.get_mut(*i) {
+                *m = true;
+            }
+        }
+        let unused = matched.iter().position(|m| !m).and_then(|i| capabilities.get(i));
+        if let Some(unused) = unused.filter(|_| !spec_ignores_unmatched) {
             const SHOWN: usize = 20;
             let mut registered: Vec<&str> = tools.keys().take(SHOWN).map(ToolName::as_str).collect();
             let more = format!("and {} more", tools.len().saturating_sub(SHOWN));
