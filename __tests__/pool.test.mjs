@@ -4,6 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -93,5 +95,51 @@ test("past the first 256 slots, sandboxes take slots made by a second engine, an
       "close sandboxes or raise CORDON_POOL_SIZE",
     afterRest: "rest slot",
     afterFirst: "first slot",
+  });
+});
+
+test("under a finite address-space limit (ulimit -v) sandboxes run, and the one that does not fit is TOO_MANY_SANDBOXES", (t) => {
+  // The default engine reserves 4 GiB of address space per sandbox; under
+  // RLIMIT_AS it allocates each memory on demand, compiling the guest for
+  // that once (into this cache).
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), "cordon-ulimit-"));
+  t.after(() => fs.rmSync(cache, { recursive: true, force: true }));
+  const script = `
+    const { Sandbox, CordonError } = require(${JSON.stringify(index)});
+    (async () => {
+      const held = [];
+      let refused = null;
+      for (let i = 0; i < 400 && !refused; i++) {
+        const sb = await Sandbox.create();
+        const ran = await sb.run("const a = new Uint8Array(8 << 20); a[1] = 7; return a[1] + " + i).then(
+          (r) => r.value, (e) => e);
+        if (ran instanceof CordonError) refused = ran.code + " " + ran.message;
+        else if (ran !== String(7 + i)) throw new Error("run " + i + ": " + ran);
+        else held.push(sb);
+      }
+      const shell = (await held[0].run("echo hi | tr a-z A-Z", { language: "shell" })).stdout;
+      await held.pop().close();
+      let after;
+      for (let tries = 0; tries < 100 && after === undefined; tries++) {
+        const sb = await Sandbox.create();
+        after = await sb.run("return 'fits'").then((r) => r.value, async () => {
+          await new Promise((r) => setTimeout(r, 20));
+        });
+      }
+      process.stdout.write(JSON.stringify({ many: held.length > 3, refused, shell, after }));
+    })().catch((e) => { console.error(e); process.exit(1); });`;
+  const p = spawnSync("bash", ["-c", 'ulimit -v 3000000 && exec "$0" -e "$1"', process.execPath, script], {
+    encoding: "utf8",
+    env: { ...process.env, CORDON_CACHE_DIR: cache },
+  });
+  assert.equal(p.stderr, "");
+  assert.equal(p.status, 0);
+  assert.deepEqual(JSON.parse(p.stdout), {
+    many: true,
+    refused:
+      "TOO_MANY_SANDBOXES the process's address space (ulimit -v) has no room for another sandbox's memory; " +
+      "close sandboxes or raise the limit",
+    shell: "HI\n",
+    after: "fits",
   });
 });

@@ -58,7 +58,7 @@ enum Part {
 
 impl Part {
     fn slots(self) -> u32 {
-        let total = pool_size();
+        let total = if confined() { 0 } else { pool_size() };
         match self {
             Part::First => total.min(FIRST_POOL),
             Part::Rest => total.saturating_sub(FIRST_POOL),
@@ -81,7 +81,7 @@ pub const FUEL_PER_CPU_MS: u64 = 9_000_000;
 /// for the pristine instance `trim` compares with); with none, each
 /// instance is allocated on demand.
 fn config(metered: bool, part: Part) -> Config {
-    let mut config = compile_config(metered);
+    let mut config = compile_config(metered, confined());
     let slots = part.slots();
     if slots > 0 {
         let pristine = part == Part::First && pristine_idle(metered).is_some();
@@ -108,9 +108,14 @@ fn config(metered: bool, part: Part) -> Config {
 }
 
 /// What decides how the guest is compiled (and so names its cache file):
-/// the engine configuration without the instance allocator.
-fn compile_config(metered: bool) -> Config {
+/// the engine configuration without the instance allocator. `small` reserves
+/// address space only for the memory a guest has, plus [`GROWTH_RESERVE`],
+/// with explicit bounds checks: what fits under a finite `ulimit -v`.
+fn compile_config(metered: bool, small: bool) -> Config {
     let mut config = Config::new();
+    if small {
+        config.memory_reservation(0).memory_guard_size(0).memory_reservation_for_growth(GROWTH_RESERVE);
+    }
     config
         .consume_fuel(metered)
         .epoch_interruption(true)
@@ -137,6 +142,35 @@ const MAX_MEMORY: usize = 4 << 30;
 /// hundred KiB.
 const KEEP_RESIDENT: usize = 2 << 20;
 
+/// Address space a confined engine reserves past a memory's size, so most
+/// growth does not move (copy) the memory.
+const GROWTH_RESERVE: u64 = 64 << 20;
+
+/// Whether the process has a finite address-space limit (`RLIMIT_AS`, what
+/// `ulimit -v` sets). The default engine reserves 4 GiB of address space per
+/// linear memory and pools [`pool_size`] of them, which no such limit admits;
+/// a confined engine allocates each instance on demand with small
+/// reservations ([`compile_config`]), so it cannot use the shipped module and
+/// compiles the guest once (cached), and its memory accesses are
+/// bounds-checked.
+pub fn confined() -> bool {
+    static CONFINED: OnceLock<bool> = OnceLock::new();
+    *CONFINED.get_or_init(address_space_limited)
+}
+
+#[cfg(unix)]
+fn address_space_limited() -> bool {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `getrlimit` writes only the struct it is given, which outlives the call.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } == 0;
+    read && limit.rlim_cur != libc::RLIM_INFINITY
+}
+
+#[cfg(not(unix))]
+fn address_space_limited() -> bool {
+    false
+}
+
 /// Sandboxes with an instance alive at once in the pooling allocator:
 /// `CORDON_POOL_SIZE`, default 1000; 0 allocates each instance on demand
 /// instead.
@@ -146,7 +180,7 @@ pub(crate) fn pool_size() -> u32 {
 
 fn init(metered: bool, part: Part) -> Result<Shared, String> {
     trim::idle()?;
-    let (engine, module, source) = match prebuilt::dir() {
+    let (engine, module, source) = match prebuilt::dir().filter(|_| !confined()) {
         Some(dir) => shipped_or_compiled(metered, part, dir)?,
         None => cached_or_compiled(metered, part)?,
     };
@@ -169,7 +203,7 @@ fn init(metered: bool, part: Part) -> Result<Shared, String> {
 fn cached_or_compiled(metered: bool, part: Part) -> Result<(Engine, Module, CacheOutcome), String> {
     let dir = cache::default_dir();
     let probe_and_check = |dir: &Path| {
-        let probe = Engine::new(&compile_config(metered)).ok()?;
+        let probe = Engine::new(&compile_config(metered, confined())).ok()?;
         Some(cache::check(&probe, GUEST_SHA256, dir))
     };
     let (engine, checked) = engine_and_check(metered, part, probe_and_check, dir.as_deref());
@@ -267,11 +301,11 @@ pub fn precompile(target: Option<&str>, flags: Option<&[String]>) -> wasmtime::R
             .to_vec(),
     };
     // The snapshot does not depend on how well its one run was compiled.
-    let mut init = compile_config(false);
+    let mut init = compile_config(false, false);
     init.cranelift_opt_level(OptLevel::None);
     let image = preinit::preinitialize(&Engine::new(&init)?, false, GUEST_WASM)?;
     let compile = |metered: bool| -> wasmtime::Result<Vec<u8>> {
-        let mut config = compile_config(metered);
+        let mut config = compile_config(metered, false);
         config.target(target)?;
         for flag in &flags {
             // SAFETY: this engine only compiles (`precompile_module`); it never runs the code. Each
@@ -368,7 +402,7 @@ pub fn new_engine() -> wasmtime::Result<Engine> {
 /// An engine with the production compilation settings but no instance
 /// pool: what `init` names the cache file with while the real engine is made.
 pub fn compile_engine() -> wasmtime::Result<Engine> {
-    Engine::new(&compile_config(false))
+    Engine::new(&compile_config(false, confined()))
 }
 
 pub use crate::cache::{file_name as cache_file_name, prune as prune_cache, UNUSED_FOR as CACHE_UNUSED_FOR};

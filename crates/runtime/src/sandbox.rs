@@ -734,6 +734,12 @@ impl Sandbox {
                         engine::pool_size()
                     ),
                 )
+            } else if out_of_address_space(&e) {
+                RunFailure::new(
+                    ErrorCode::TooManySandboxes,
+                    "the process's address space (ulimit -v) has no room for another sandbox's memory; \
+                     close sandboxes or raise the limit",
+                )
             } else if store.data().limiter.hit {
                 RunFailure::new(
                     ErrorCode::MemoryLimit,
@@ -837,6 +843,20 @@ impl Guest {
 
 /// Maps the error of a failed guest call to its code and message.
 /// The digest a snapshot records for `tools`' policy (zeros without tools).
+/// Whether `e` is the kernel refusing address space (`ENOMEM` from `mmap`),
+/// as a finite `RLIMIT_AS` does once the sandboxes' memories fill it.
+#[cfg(unix)]
+fn out_of_address_space(e: &wasmtime::Error) -> bool {
+    e.chain()
+        .filter_map(|cause| cause.downcast_ref::<rustix::io::Errno>())
+        .any(|errno| *errno == rustix::io::Errno::NOMEM)
+}
+
+#[cfg(not(unix))]
+fn out_of_address_space(_: &wasmtime::Error) -> bool {
+    false
+}
+
 fn policy_digest(tools: Option<&Tools>) -> [u8; 32] {
     tools.map_or([0; 32], |t| t.policy.digest())
 }
