@@ -246,12 +246,17 @@ export declare const enum Reply {
   /** The tool threw or rejected; the text is its message. */
   ToolError = 3,
   /**
+   * The tool threw or rejected an error with a `code` or `status` of its
+   * own; the text is JSON `{"message", "code"?, "status"?}`.
+   */
+  ToolErrorDetail = 4,
+  /**
    * The tool's own schema (or its adapter) refused the arguments; the
    * text says why.
    */
-  InvalidArguments = 4,
+  InvalidArguments = 5,
   /** The tool returned something JSON cannot hold; the text says what. */
-  InvalidResult = 5,
+  InvalidResult = 6,
 }
 
 /**

@@ -21,9 +21,32 @@ function errorText(e: unknown): string {
   return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
 }
 
-/** A tool's failure as a reply: its arguments refused by an adapter, or an error. */
-function failure(e: unknown): Reply {
-  return e instanceof InvalidArgumentsError ? Reply.InvalidArguments : Reply.ToolError;
+/**
+ * What a tool's error says of itself: its `code` (a string or an integer)
+ * and its `status` (or `statusCode`, as HTTP clients name it). The runtime
+ * decides which of them the guest sees.
+ */
+function ownDetail(e: unknown): { code?: string; status?: number } | undefined {
+  if (e === null || typeof e !== "object") return undefined;
+  try {
+    const { code, status, statusCode } = e as { code?: unknown; status?: unknown; statusCode?: unknown };
+    const detail: { code?: string; status?: number } = {};
+    if ((typeof code === "string" && code.length <= 64) || Number.isInteger(code)) detail.code = String(code);
+    const http = status ?? statusCode;
+    if (typeof http === "number") detail.status = http;
+    return detail.code === undefined && detail.status === undefined ? undefined : detail;
+  } catch {
+    // A getter (or a proxy) that throws: the message alone crosses.
+    return undefined;
+  }
+}
+
+/** A tool's failure as a reply and its text: its arguments refused by an adapter, or an error. */
+function failure(e: unknown): [Reply, string] {
+  if (e instanceof InvalidArgumentsError) return [Reply.InvalidArguments, errorText(e)];
+  const detail = ownDetail(e);
+  if (detail === undefined) return [Reply.ToolError, errorText(e)];
+  return [Reply.ToolErrorDetail, JSON.stringify({ message: errorText(e), ...detail })];
 }
 
 /** A result JSON cannot hold; its message says what it was. */
@@ -178,7 +201,7 @@ export function makeDispatch(
     try {
       result = handler.execute(args, { toolCallId: `cordon-${++seq}`, toolName: tool, messages: [] });
     } catch (e) {
-      return settle(token, failure(e), errorText(e));
+      return settle(token, ...failure(e));
     }
     Promise.resolve(result).then(
       (value) => {
@@ -190,7 +213,7 @@ export function makeDispatch(
         }
         settle(token, Reply.Result, json);
       },
-      (e: unknown) => settle(token, failure(e), errorText(e)),
+      (e: unknown) => settle(token, ...failure(e)),
     );
   };
   const serveOne = (kind: MessageKind, index: number, payload: string, token: number): void => {

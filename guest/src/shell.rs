@@ -207,7 +207,7 @@ impl System for GuestSystem {
                     }
                     return match event.result {
                         ToolResult::Ok { json } => Ok(json),
-                        ToolResult::Error { code, reason, message } => {
+                        ToolResult::Error { code, reason, message, .. } => {
                             Err(ToolError { code, reason, message })
                         }
                     };

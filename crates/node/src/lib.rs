@@ -333,6 +333,26 @@ impl NodeTools {
     }
 }
 
+/// A tool's error with its own code or status, as `dispatch.ts` sends it;
+/// the runtime decides what of it the guest sees.
+fn thrown(text: &str) -> ToolFailure {
+    #[derive(serde::Deserialize)]
+    struct Thrown {
+        message: String,
+        code: Option<String>,
+        status: Option<f64>,
+    }
+    match serde_json::from_str::<Thrown>(text) {
+        Ok(Thrown { message, code, status }) => ToolFailure::FailedWith {
+            message,
+            code,
+            // Only a whole number can be a status; the runtime checks its range.
+            status: status.filter(|s| s.fract() == 0.0 && s.abs() < 1e9).map(|s| s as i64),
+        },
+        Err(_) => ToolFailure::Failed("the tool's error could not be read".into()),
+    }
+}
+
 impl ToolHost for NodeTools {
     fn call(&self, call: &ToolInvocation) -> BoxFuture<std::result::Result<String, ToolFailure>> {
         let reply = self.send(MessageKind::Call, call);
@@ -345,6 +365,7 @@ impl ToolHost for NodeTools {
                 Reply::Result => Ok(text),
                 Reply::InvalidResult => Err(ToolFailure::InvalidResult(text)),
                 Reply::InvalidArguments => Err(ToolFailure::InvalidArguments(text)),
+                Reply::ToolErrorDetail => Err(thrown(&text)),
                 Reply::ToolError | Reply::Approved | Reply::Refused => Err(ToolFailure::Failed(text)),
             }
         })

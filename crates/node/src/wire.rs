@@ -41,6 +41,9 @@ pub enum Reply {
     Refused,
     /// The tool threw or rejected; the text is its message.
     ToolError,
+    /// The tool threw or rejected an error with a `code` or `status` of its
+    /// own; the text is JSON `{"message", "code"?, "status"?}`.
+    ToolErrorDetail,
     /// The tool's own schema (or its adapter) refused the arguments; the
     /// text says why.
     InvalidArguments,
@@ -102,6 +105,7 @@ impl From<Reply> for driver::Reply {
             Reply::Approved => Self::Approved,
             Reply::Refused => Self::Refused,
             Reply::ToolError => Self::ToolError,
+            Reply::ToolErrorDetail => Self::ToolErrorDetail,
             Reply::InvalidArguments => Self::InvalidArguments,
             Reply::InvalidResult => Self::InvalidResult,
         }

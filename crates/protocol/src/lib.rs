@@ -140,12 +140,20 @@ pub struct ToolEvent {
 const EVENT_OK: u8 = 0;
 const EVENT_ERROR: u8 = 1;
 const EVENT_ERROR_WITH_REASON: u8 = 2;
+/// An error with a flags byte saying which of reason, tool code and status
+/// follow.
+const EVENT_ERROR_DETAILED: u8 = 3;
+const HAS_REASON: u8 = 1;
+const HAS_TOOL_CODE: u8 = 2;
+const HAS_STATUS: u8 = 4;
 
 impl ToolEvent {
     /// The wire form of an event, which crosses once per tool call and so
     /// skips JSON: a tag byte, the id (u32 LE), then for a result its JSON
     /// text as it is, or for an error each of code, reason (when present)
-    /// and message as a u32 LE length and UTF-8 bytes.
+    /// and message as a u32 LE length and UTF-8 bytes. An error with a tool
+    /// code or status has a flags byte after the id, and those two after
+    /// the message (the status as u16 LE).
     pub fn to_wire(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16);
         self.write_wire(&mut out);
@@ -176,14 +184,33 @@ impl ToolEvent {
                 out.extend_from_slice(&self.id.to_le_bytes());
                 out.extend_from_slice(json.as_bytes());
             }
-            ToolResult::Error { code, reason, message } => {
-                out.push(if reason.is_some() { EVENT_ERROR_WITH_REASON } else { EVENT_ERROR });
+            ToolResult::Error { code, reason, message, tool_code, http_status } => {
+                let detailed = tool_code.is_some() || http_status.is_some();
+                out.push(match (detailed, reason.is_some()) {
+                    (true, _) => EVENT_ERROR_DETAILED,
+                    (false, true) => EVENT_ERROR_WITH_REASON,
+                    (false, false) => EVENT_ERROR,
+                });
                 out.extend_from_slice(&self.id.to_le_bytes());
+                if detailed {
+                    let flag = |present: bool, bit: u8| if present { bit } else { 0 };
+                    out.push(
+                        flag(reason.is_some(), HAS_REASON)
+                            | flag(tool_code.is_some(), HAS_TOOL_CODE)
+                            | flag(http_status.is_some(), HAS_STATUS),
+                    );
+                }
                 field(out, code);
                 if let Some(reason) = reason {
                     field(out, reason);
                 }
                 field(out, message);
+                if let Some(tool_code) = tool_code {
+                    field(out, tool_code);
+                }
+                if let Some(status) = http_status {
+                    out.extend_from_slice(&status.to_le_bytes());
+                }
             }
         }
     }
@@ -223,15 +250,36 @@ impl ToolEvent {
         let id = u32::from_le_bytes(*id);
         let result = match tag {
             EVENT_OK => ToolResult::Ok { json: text(rest)? },
-            EVENT_ERROR | EVENT_ERROR_WITH_REASON => {
+            EVENT_ERROR | EVENT_ERROR_WITH_REASON | EVENT_ERROR_DETAILED => {
+                let flags = match tag {
+                    EVENT_ERROR => 0,
+                    EVENT_ERROR_WITH_REASON => HAS_REASON,
+                    _ => {
+                        let (&flags, tail) = rest.split_first().ok_or_else(|| err("truncated flags"))?;
+                        rest = tail;
+                        if flags & !(HAS_REASON | HAS_TOOL_CODE | HAS_STATUS) != 0 {
+                            return Err(err("unknown flags"));
+                        }
+                        flags
+                    }
+                };
                 let code = text(field(&mut rest)?)?;
-                let reason =
-                    if tag == EVENT_ERROR_WITH_REASON { Some(text(field(&mut rest)?)?) } else { None };
+                let reason = if flags & HAS_REASON != 0 { Some(text(field(&mut rest)?)?) } else { None };
                 let message = text(field(&mut rest)?)?;
+                let tool_code =
+                    if flags & HAS_TOOL_CODE != 0 { Some(text(field(&mut rest)?)?) } else { None };
+                let http_status = if flags & HAS_STATUS != 0 {
+                    let (status, tail) =
+                        rest.split_first_chunk::<2>().ok_or_else(|| err("truncated status"))?;
+                    rest = tail;
+                    Some(u16::from_le_bytes(*status))
+                } else {
+                    None
+                };
                 if !rest.is_empty() {
                     return Err(err("trailing bytes"));
                 }
-                ToolResult::Error { code, reason, message }
+                ToolResult::Error { code, reason, message, tool_code, http_status }
             }
             _ => return Err(err("unknown tag")),
         };
@@ -268,8 +316,31 @@ pub enum ToolResult {
     Ok { json: String },
     /// The call was refused or failed. `code` is stable (`DENIED`,
     /// `TOOL_ERROR`, `TOOL_TIMEOUT`, `TOOL_RESULT_INVALID`,
-    /// `TOOL_RESULT_TOO_LARGE`); `reason` refines `DENIED`.
-    Error { code: String, reason: Option<String>, message: String },
+    /// `TOOL_RESULT_TOO_LARGE`); `reason` refines `DENIED`. A `TOOL_ERROR`
+    /// may carry what the tool's own error said of itself, checked by the
+    /// host: `tool_code` (its `code`) and `http_status` (its `status`).
+    Error {
+        code: String,
+        reason: Option<String>,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool_code: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        http_status: Option<u16>,
+    },
+}
+
+impl ToolResult {
+    /// An error without the tool's own code or status.
+    pub fn error(code: impl Into<String>, reason: Option<&str>, message: impl Into<String>) -> Self {
+        ToolResult::Error {
+            code: code.into(),
+            reason: reason.map(str::to_owned),
+            message: message.into(),
+            tool_code: None,
+            http_status: None,
+        }
+    }
 }
 
 /// Guest → host: how a script ended (when the guest itself did not trap).
@@ -402,17 +473,27 @@ mod tests {
         let events = [
             ToolEvent { id: 0, result: ToolResult::Ok { json: String::new() } },
             ToolEvent { id: 7, result: ToolResult::Ok { json: r#"{"a":"é\n"}"#.into() } },
+            ToolEvent { id: u32::MAX, result: ToolResult::error("DENIED", Some("budget"), "no") },
+            ToolEvent { id: 3, result: ToolResult::error("TOOL_ERROR", None, "") },
             ToolEvent {
-                id: u32::MAX,
+                id: 5,
                 result: ToolResult::Error {
-                    code: "DENIED".into(),
-                    reason: Some("budget".into()),
-                    message: "no".into(),
+                    code: "TOOL_ERROR".into(),
+                    reason: None,
+                    message: "stripe.charge failed: declined".into(),
+                    tool_code: Some("card_declined".into()),
+                    http_status: Some(402),
                 },
             },
             ToolEvent {
-                id: 3,
-                result: ToolResult::Error { code: "TOOL_ERROR".into(), reason: None, message: String::new() },
+                id: 6,
+                result: ToolResult::Error {
+                    code: "TOOL_ERROR".into(),
+                    reason: Some("r".into()),
+                    message: String::new(),
+                    tool_code: None,
+                    http_status: Some(0),
+                },
             },
         ];
         for event in events {
@@ -439,10 +520,7 @@ mod tests {
     #[test]
     fn batches_split_into_their_events() {
         let a = ToolEvent { id: 1, result: ToolResult::Ok { json: "1001".into() } };
-        let b = ToolEvent {
-            id: 2,
-            result: ToolResult::Error { code: "DENIED".into(), reason: None, message: "no".into() },
-        };
+        let b = ToolEvent { id: 2, result: ToolResult::error("DENIED", None, "no") };
         let mut batch = Vec::new();
         a.write_framed(&mut batch);
         b.write_framed(&mut batch);

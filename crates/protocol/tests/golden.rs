@@ -62,14 +62,7 @@ fn tool_event_encoding_is_stable() {
         std::str::from_utf8(&encode(&ok).unwrap()).unwrap(),
         r#"{"id":3,"result":{"status":"ok","json":"{\"a\":1}"}}"#
     );
-    let denied = ToolEvent {
-        id: 4,
-        result: ToolResult::Error {
-            code: "DENIED".into(),
-            reason: Some("budget".into()),
-            message: "no".into(),
-        },
-    };
+    let denied = ToolEvent { id: 4, result: ToolResult::error("DENIED", Some("budget"), "no") };
     let bytes = encode(&denied).unwrap();
     assert_eq!(
         std::str::from_utf8(&bytes).unwrap(),

@@ -82,6 +82,10 @@ pub enum Reply {
     Refused,
     /// The tool threw or rejected; the text is its message.
     ToolError,
+    /// The tool threw or rejected an error naming its own `code` or
+    /// `status`; the text is JSON: `{"message", "code"?, "status"?}`,
+    /// checked by the runtime before the guest sees any of it.
+    ToolErrorDetail,
     /// The tool's own schema (or its adapter) refused the arguments.
     InvalidArguments,
     /// The tool returned something JSON cannot hold.

@@ -47,6 +47,10 @@ pub struct ToolInvocation {
 pub enum ToolFailure {
     /// The tool threw or rejected (`TOOL_ERROR`); the message is shown to the guest.
     Failed(String),
+    /// The same, with what the tool's error said of itself: its `code` and
+    /// `status`, passed to the guest as `toolCode` and `status` only when
+    /// they are plain (a short identifier, an HTTP status).
+    FailedWith { message: String, code: Option<String>, status: Option<i64> },
     /// The tool returned something that is not JSON data (`TOOL_RESULT_INVALID`).
     InvalidResult(String),
     /// The tool's own schema refused the arguments the policy allowed
@@ -194,7 +198,15 @@ fn printable(text: &str, max: usize) -> String {
 }
 
 fn error(code: &str, reason: Option<&str>, message: String) -> ToolResult {
-    ToolResult::Error { code: code.to_owned(), reason: reason.map(str::to_owned), message }
+    ToolResult::error(code, reason, message)
+}
+
+/// Whether a tool error's own `code` may reach the guest: 1 to 64 bytes of
+/// letters, digits and `_ - . : /` (`card_declined`, `ENOENT`,
+/// `rate_limit:exceeded`), nothing that could carry text of its own.
+fn plain_code(code: &str) -> bool {
+    (1..=64).contains(&code.len())
+        && code.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/'))
 }
 
 impl ToolState {
@@ -405,6 +417,13 @@ impl ToolState {
             Ended::Answered(Err(ToolFailure::Failed(message))) => {
                 error("TOOL_ERROR", None, format!("{name} failed: {message}"))
             }
+            Ended::Answered(Err(ToolFailure::FailedWith { message, code, status })) => ToolResult::Error {
+                code: "TOOL_ERROR".into(),
+                reason: None,
+                message: format!("{name} failed: {message}"),
+                tool_code: code.filter(|code| plain_code(code)),
+                http_status: status.filter(|s| (100..=599).contains(s)).and_then(|s| u16::try_from(s).ok()),
+            },
             Ended::Answered(Err(ToolFailure::InvalidResult(message))) => {
                 error("TOOL_RESULT_INVALID", None, message)
             }
@@ -419,7 +438,7 @@ impl ToolState {
             ToolResult::Ok { json } => u64::try_from(json.len()).ok(),
             ToolResult::Error { .. } => None,
         };
-        if let ToolResult::Error { code, reason, message } = &result {
+        if let ToolResult::Error { code, reason, message, .. } = &result {
             record.code = Some(code.clone());
             if record.decision != OMITTED {
                 let kept = printable(message, RECORD_MESSAGE);

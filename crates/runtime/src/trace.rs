@@ -215,8 +215,11 @@ impl Tracer {
             trace.bytes += 32
                 + event.map_or(0, |e| match &e.result {
                     ToolResult::Ok { json } => json.len(),
-                    ToolResult::Error { code, reason, message } => {
-                        code.len() + reason.as_ref().map_or(0, String::len) + message.len()
+                    ToolResult::Error { code, reason, message, tool_code, .. } => {
+                        code.len()
+                            + reason.as_ref().map_or(0, String::len)
+                            + message.len()
+                            + tool_code.as_ref().map_or(0, String::len)
                     }
                 }) as u64;
             if trace.bytes <= trace.max_bytes {

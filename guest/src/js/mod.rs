@@ -452,9 +452,7 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
                 owned = json;
                 (id, Ok(owned.as_str()))
             }
-            ToolEvent { id, result: ToolResult::Error { code, reason, message } } => {
-                (id, Err((message, code, reason)))
-            }
+            ToolEvent { id, result: failed } => (id, Err(failed)),
         },
     };
     let Some(waiting) = WAITING.with(|w| w.borrow_mut().remove(&id)) else {
@@ -468,16 +466,19 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
             // The host checked the JSON; this is a guard, not a path.
             let _ = ctx.catch();
             let message = format!("{}: the tool's result is not JSON", waiting.name);
-            (message, "TOOL_RESULT_INVALID".to_string(), None)
+            ToolResult::error("TOOL_RESULT_INVALID", None, message)
         }),
     });
     let settled = match settled {
         Ok(value) => Ok(value),
-        Err((message, code, reason)) => {
+        Err(failed) => {
+            let ToolResult::Error { code, reason, message, tool_code, http_status } = failed else {
+                return Err(internal_error("a tool's result read as a failure".into()));
+            };
             let helpers = restore(ctx, &engine.helpers)?;
             let tool_error: Function = helper(&helpers, "toolError")?;
             let error = tool_error
-                .call::<_, Value>((message, code, reason, &*waiting.name))
+                .call::<_, Value>((message, code, reason, &*waiting.name, tool_code, http_status))
                 .map_err(|e| internal_error(e.to_string()))?;
             Err(error)
         }

@@ -436,7 +436,7 @@
 
   /** A tool call that was refused or failed; `code` is stable. */
   class ToolError extends Error {
-    constructor(message, code, reason, tool) {
+    constructor(message, code, reason, tool, toolCode, status) {
       super(message);
       // Raised from a host result, not from a line of the script.
       setOwn(this, "stack", "");
@@ -444,6 +444,9 @@
       setOwn(this, "code", code);
       if (reason) setOwn(this, "reason", reason);
       if (tool) setOwn(this, "tool", tool);
+      // What the tool's own error said of itself, when the host let it through.
+      if (toolCode !== undefined) setOwn(this, "toolCode", toolCode);
+      if (status !== undefined) setOwn(this, "status", status);
     }
   }
 
@@ -821,8 +824,8 @@
       }
     },
     // The error a failed call's promise rejects with.
-    toolError(message, code, reason, tool) {
-      return new ToolError(message, code, reason || undefined, tool);
+    toolError(message, code, reason, tool, toolCode, status) {
+      return new ToolError(message, code, reason || undefined, tool, toolCode ?? undefined, status ?? undefined);
     },
     // Calls and timers left behind end with the run.
     end() {
