@@ -34,3 +34,36 @@ test("each adapter names its missing peer with MISSING_PEER; the core still runs
     "42",
   ]);
 });
+
+test("a Zod 3 schema is converted by the first installed converter, and without one create() says what to install", () => {
+  const script = `
+    const { Sandbox } = require("cordon");
+    const { z } = require("zod/v3");
+    (async () => {
+      const add = { inputSchema: z.object({ a: z.number(), b: z.number().refine((n) => n % 2 === 0).optional() }), execute: async ({ a, b }) => a + (b ?? 0) };
+      try {
+        const sb = await Sandbox.create({ tools: { add }, capabilities: [{ method: "add" }] });
+        const r = await sb.run("return [await add({ a: 1, b: 2 }), await add({ a: 'x' }).catch((e) => e.reason), await add({ a: 1, b: 3 }).catch((e) => e.code)]");
+        console.log(r.value);
+        await sb.close();
+      } catch (e) { console.log(e.code + ": " + e.message); }
+    })();`;
+  const run = (hidden) => {
+    const r = spawnSync(process.execPath, ["--require", preload, "-e", script], {
+      encoding: "utf8",
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      env: { ...process.env, HIDDEN_PACKAGES: hidden },
+    });
+    assert.equal(r.stderr, "");
+    assert.equal(r.status, 0);
+    return r.stdout;
+  };
+  // The policy checks the converted JSON Schema; Zod's own parse checks the rest.
+  assert.equal(run(""), '[3,"schema","INVALID_ARGUMENTS"]\n');
+  assert.equal(run("zod-to-json-schema"), '[3,"schema","INVALID_ARGUMENTS"]\n');
+  assert.equal(run("zod-to-json-schema,ai"), '[3,"schema","INVALID_ARGUMENTS"]\n');
+  assert.equal(
+    run("zod-to-json-schema,ai,@langchain/core"),
+    'INVALID_OPTIONS: tool "add" has a Zod 3 schema, and no converter is installed: install zod-to-json-schema, use zod 4, or pass JSON Schema\n',
+  );
+});

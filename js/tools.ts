@@ -141,6 +141,7 @@ function toJsonSchema(name: string, schema: unknown, io: Io): JsonSchema | undef
     if (std.jsonSchema && typeof std.jsonSchema[io] === "function") {
       return std.jsonSchema[io]({ target: "draft-2020-12" }) as JsonSchema;
     }
+    if (std.vendor === "zod" && !s._zod && s._def) return zod3JsonSchema(name, schema, io);
     if (std.vendor === "zod" && s._zod) {
       let z: { toJSONSchema?: (s: unknown, o?: unknown) => JsonSchema };
       try {
@@ -158,10 +159,42 @@ function toJsonSchema(name: string, schema: unknown, io: Io): JsonSchema | undef
       `tool ${JSON.stringify(name)} has a ${String(std.vendor)} schema cordon cannot convert; pass JSON Schema, a Zod 4 schema or an AI SDK jsonSchema()`,
     );
   }
-  if (s._def) {
-    throw new CordonError("INVALID_OPTIONS", `tool ${JSON.stringify(name)} has a Zod 3 schema; use zod 4 or pass JSON Schema`);
-  }
+  if (s._def && typeof s.safeParseAsync === "function") return zod3JsonSchema(name, schema, io);
   return s as JsonSchema;
+}
+
+/**
+ * A Zod 3 schema (zod 3.x, or `zod/v3`) as JSON Schema. Zod 3 has no
+ * exporter of its own, so the first installed of the converters the
+ * frameworks use does it: `zod-to-json-schema`, the AI SDK's `zodSchema`,
+ * `@langchain/core`'s `toJsonSchema`.
+ */
+function zod3JsonSchema(name: string, schema: unknown, io: Io): JsonSchema {
+  const converters: Array<() => unknown> = [
+    () => (require("zod-to-json-schema") as { zodToJsonSchema: (s: unknown, o: object) => unknown }).zodToJsonSchema(schema, {
+      $refStrategy: "none",
+      pipeStrategy: io,
+      effectStrategy: "input",
+    }),
+    () => (require("ai") as { zodSchema: (s: unknown) => { jsonSchema: unknown } }).zodSchema(schema).jsonSchema,
+    () => (require("@langchain/core/utils/json_schema") as { toJsonSchema: (s: unknown) => unknown }).toJsonSchema(schema),
+  ];
+  for (const convert of converters) {
+    let converted: unknown;
+    try {
+      converted = convert();
+    } catch (e) {
+      if ((e as { code?: unknown })?.code === "MODULE_NOT_FOUND") continue;
+      throw new CordonError("INVALID_OPTIONS", `the ${io}Schema of tool ${JSON.stringify(name)} cannot be converted to JSON Schema: ${String((e as Error)?.message ?? e)}`);
+    }
+    if (converted !== null && typeof converted === "object" && typeof (converted as { then?: unknown }).then !== "function") {
+      return converted as JsonSchema;
+    }
+  }
+  throw new CordonError(
+    "INVALID_OPTIONS",
+    `tool ${JSON.stringify(name)} has a Zod 3 schema, and no converter is installed: install zod-to-json-schema, use zod 4, or pass JSON Schema`,
+  );
 }
 
 function normalTool(name: unknown, entry: unknown): NormalTool {
