@@ -83,8 +83,10 @@ declare namespace stripe {
     }): Promise<unknown>;
   }
 }
+declare namespace tools {
+  function call(name: "admin.drop-table", args: Record<string, unknown>): Promise<unknown>;
+}
 \`\`\`
-Call these with \`await tools.call(name, args)\`: "admin.drop-table".
 Allowed calls (anything else is denied with a catchable error):
 - get_weather: at most 5 calls
 - stripe.charges.*: amount <= 10000 and currency in ["USD","EUR"]; at most 100 calls
@@ -543,4 +545,35 @@ test("describe() of a hostile MCP server's schemas is bounded: unknown past the 
   assert.ok(elapsed < 1000, `${elapsed} ms`);
   await sb.close();
   await client.close();
+});
+
+test("tools whose names are not identifiers or are reserved words are declared as tools.call overloads, and the declarations parse as TypeScript", async () => {
+  const ts = (await import("typescript")).default;
+  const f = async () => 1;
+  const sb = await Sandbox.create({
+    tools: { class: f, "shop.delete": f, "shop.items.new": f, "x.await": f, "a-b": f, "shop.list": f },
+    capabilities: [{ method: "**" }],
+  });
+  const d = sb.describe();
+  const decl = d.slice(d.indexOf("```ts\n") + 6, d.indexOf("```\n", d.indexOf("```ts\n")));
+  assert.equal(
+    decl,
+    `declare namespace shop {
+  function list(args: Record<string, unknown>): Promise<unknown>;
+}
+declare namespace tools {
+  function call(name: "a-b", args: Record<string, unknown>): Promise<unknown>;
+  function call(name: "class", args: Record<string, unknown>): Promise<unknown>;
+  function call(name: "shop.delete", args: Record<string, unknown>): Promise<unknown>;
+  function call(name: "shop.items.new", args: Record<string, unknown>): Promise<unknown>;
+  function call(name: "x.await", args: Record<string, unknown>): Promise<unknown>;
+}
+`,
+  );
+  const parsed = ts.createSourceFile("describe.d.ts", decl, ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  assert.deepEqual(parsed.parseDiagnostics.map((x) => x.messageText), []);
+  // Each is callable that way.
+  const r = await sb.run(`return [await tools.call("class", {}), await tools.call("shop.delete", {}), await shop.delete({})]`);
+  assert.equal(r.value, "[1,1,1]");
+  await sb.close();
 });

@@ -50,17 +50,34 @@ interface Node {
   children: Map<string, Node>;
 }
 
-function declarations(tools: DescribeInput["tools"]): { text: string; viaCall: string[] } {
+/**
+ * Words a declaration cannot use as a name (reserved in strict code, or
+ * globals that cannot be redefined): a tool with one in its path is declared
+ * as an overload of `tools.call`.
+ */
+const NOT_A_NAME = new Set(
+  (
+    "await break case catch class const continue debugger default delete do else enum export extends false finally for " +
+    "function if implements import in instanceof interface let new null package private protected public return static " +
+    "super switch this throw true try typeof var void while with yield arguments eval undefined NaN Infinity"
+  ).split(" "),
+);
+
+const plain = (segment: string) => IDENT.test(segment) && !NOT_A_NAME.has(segment);
+
+function declarations(tools: DescribeInput["tools"]): string {
   const root: Node = { functions: [], children: new Map() };
   const viaCall: string[] = [];
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const path = (name: string) => name.replaceAll("/", ".").split(".");
-  const callable = sorted.filter((t) => path(t.name).every((s) => IDENT.test(s)));
+  const callable = sorted.filter((t) => path(t.name).every(plain));
   const renderer = new SchemaRenderer(callable.map((t) => path(t.name)[0] as string));
   for (const tool of sorted) {
     const segments = path(tool.name);
-    if (!segments.every((s) => IDENT.test(s))) {
-      viaCall.push(segments.join("."));
+    if (!segments.every(plain)) {
+      const { args, result } = renderer.tool(tool.name, tool.inputSchema, tool.outputSchema, "  ");
+      const name = JSON.stringify(segments.join("."));
+      viaCall.push(`${comment(tool.description, "  ")}  function call(name: ${name}, args: ${args}): Promise<${result}>;\n`);
       continue;
     }
     const fn = segments.pop() as string;
@@ -87,8 +104,10 @@ function declarations(tools: DescribeInput["tools"]): { text: string; viaCall: s
     }
     return out;
   };
+  // Names that are not identifiers are called through `tools.call`.
+  const calls = viaCall.length > 0 ? `declare namespace tools {\n${viaCall.join("")}}\n` : "";
   // The named types come first: the functions' types refer to them.
-  return { text: renderer.declarations.join("") + render(root, 0), viaCall };
+  return renderer.declarations.join("") + render(root, 0) + calls;
 }
 
 function bytes(n: number): string {
@@ -131,15 +150,12 @@ export function describeSandbox(input: DescribeInput): string {
     "Files: /workspace (the working directory) and /tmp are writable; everything else is read-only. " +
     "Files persist between runs.\n";
 
-  const { text, viaCall } = declarations(input.tools);
+  const text = declarations(input.tools);
   if (input.tools.length === 0) {
     out += "\nTools: none.\n";
   } else {
     out += "\nTools (JavaScript: `await name(args)`; shell: `tool name --key value` prints the JSON result):\n";
     out += "```ts\n" + text + "```\n";
-    if (viaCall.length > 0) {
-      out += `Call these with \`await tools.call(name, args)\`: ${viaCall.map((n) => JSON.stringify(n)).join(", ")}.\n`;
-    }
     out += "Allowed calls (anything else is denied with a catchable error):\n";
     const policy = made(native.describePolicy(input.policy ?? "{}"));
     const grants = policy.grants.map((g) => {
