@@ -2,7 +2,7 @@
 //! (`strtold`) and printing exactly (`%e %f %g %a`) with big integers; and
 //! printing a `double` (`fmt_double`) the same way without them.
 
-use super::{assemble, big, is_c_space, Spec};
+use super::{assemble, big, skip_space_and_sign, Spec};
 
 /// A `long double`: `mant * 2^exp` with the top bit of `mant` set (or zero).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,15 +84,7 @@ const MIN_EXP2: i64 = -16382;
 /// C's `strtold(s, &end)`: (value, end, out of range). `end` is 0 when no
 /// number starts `s`.
 pub(crate) fn parse_float(s: &[u8]) -> (Num, usize, bool) {
-    let mut i = 0;
-    while i < s.len() && is_c_space(s[i]) {
-        i += 1;
-    }
-    let mut neg = false;
-    if let Some(&c @ (b'+' | b'-')) = s.get(i) {
-        neg = c == b'-';
-        i += 1;
-    }
+    let (mut i, neg) = skip_space_and_sign(s);
     let rest = &s[i..];
     let starts = |word: &[u8]| rest.len() >= word.len() && rest[..word.len()].eq_ignore_ascii_case(word);
     if starts(b"infinity") {

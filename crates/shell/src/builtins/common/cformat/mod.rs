@@ -28,16 +28,21 @@ pub(crate) fn is_c_space(b: u8) -> bool {
 
 /// C's `strtol` family with base 0: (negative, magnitude saturated at
 /// `u64::MAX`, overflowed, end of the number; 0 when there is none).
-fn parse_c_int(s: &[u8]) -> (bool, u64, bool, usize) {
+/// Where a C number's digits start in `s` (past leading white space and a
+/// sign), and whether the sign was `-`: how `strtol` and `strtod` begin.
+pub(crate) fn skip_space_and_sign(s: &[u8]) -> (usize, bool) {
     let mut i = 0;
     while i < s.len() && is_c_space(s[i]) {
         i += 1;
     }
-    let mut neg = false;
-    if let Some(&c @ (b'+' | b'-')) = s.get(i) {
-        neg = c == b'-';
-        i += 1;
+    match s.get(i) {
+        Some(&c @ (b'+' | b'-')) => (i + 1, c == b'-'),
+        _ => (i, false),
     }
+}
+
+fn parse_c_int(s: &[u8]) -> (bool, u64, bool, usize) {
+    let (mut i, neg) = skip_space_and_sign(s);
     let mut base = 10u64;
     if s.get(i) == Some(&b'0') {
         if matches!(s.get(i + 1), Some(b'x' | b'X')) && s.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit()) {
