@@ -283,6 +283,7 @@ async function run(p: Parsed): Promise<number> {
     const file = p.file as string;
     code = readText(file, "the script");
     if (/\.(sh|bash)$/.test(file)) language = "shell";
+    else if (/\.(ts|mts|cts)$/.test(file)) language = "typescript";
     // The `#!` line goes; the line numbers stay.
     if (code.startsWith("#!")) code = code.slice(code.search(/\n|$/));
   }
