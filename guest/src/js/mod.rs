@@ -216,7 +216,10 @@ fn new_engine() -> Result<Engine, String> {
 /// Evaluates `modules.js` with its native helpers (UTF-8 both ways, digests)
 /// and the prelude's formatter of uncaught values.
 fn install_modules<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>) -> rquickjs::Result<()> {
-    let install: Function = ctx.eval(MODULES)?;
+    // Its frames read `node:internal/modules:LINE:COL`, as Node's own do.
+    let mut options = rquickjs::context::EvalOptions::default();
+    options.filename = Some("node:internal/modules".into());
+    let install: Function = ctx.eval_with_options(MODULES, options)?;
     let encode = Function::new(ctx.clone(), bytes::utf8_encode)?;
     let decode = Function::new(ctx.clone(), bytes::utf8_decode)?;
     let digest = Function::new(ctx.clone(), bytes::digest)?;
