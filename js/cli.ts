@@ -13,7 +13,7 @@ import { Sandbox, CordonError, type Capability, type Language, type SandboxOptio
 import { startRepl } from "./repl";
 import { validateCapabilities } from "./options";
 
-const HELP = `Usage: cordon run [OPTIONS] FILE [--] [ARGS...]     run a JavaScript or shell (.sh) file
+const HELP = `Usage: cordon run [OPTIONS] FILE [--] [ARGS...]     run a JavaScript, TypeScript (.ts) or shell (.sh) file
        cordon run [OPTIONS] -e CODE [--] [ARGS...]  run JavaScript given inline
        cordon run [OPTIONS] --shell CODE [--] [ARGS...]  run a shell script given inline
        cordon repl [OPTIONS] [--shell]  an interactive session (one sandbox)
