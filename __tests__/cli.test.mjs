@@ -24,6 +24,12 @@ test("cordon run: files, inline JavaScript and shell; the exit status is the scr
   try {
     writeFileSync(join(dir, "s.js"), "#!/usr/bin/env node\nconsole.log('from a file'); return 7;\n");
     writeFileSync(join(dir, "s.sh"), "echo shell file; exit 4\n");
+    writeFileSync(join(dir, "t.ts"), "interface P { x: number }\nconst p: P = { x: 2 };\nconsole.log(p.x as number);\nthrow new Error('typed');\n");
+    assert.deepEqual(cordon(["run", join(dir, "t.ts")]), {
+      stdout: "2\n",
+      stderr: "Uncaught Error: typed\n    at <anonymous> (main.js:4:11)\n",
+      status: 1,
+    });
     assert.deepEqual(cordon(["run", join(dir, "s.js")]), { stdout: "from a file\n7\n", stderr: "", status: 0 });
     assert.deepEqual(cordon(["run", join(dir, "s.sh")]), { stdout: "shell file\n", stderr: "", status: 4 });
     assert.deepEqual(cordon(["run", "--shell", "printf 'b\\na\\n' | sort; echo err >&2; exit 3"]), {

@@ -57,7 +57,7 @@ const options = () => ({
 const expected = `Run code in a cordon sandbox: no network, no host files, no processes.
 
 Languages:
-- javascript: plain JavaScript (ES2023, QuickJS), not TypeScript: type annotations are syntax errors. The code is the body of an async function: use top-level \`await\`; a \`return\`ed value is the result; \`console.log\` prints. \`fs\` (Node-like, sync and \`fs.promises\`) reads and writes files; \`await shell("cmd")\` runs the shell and returns { stdout, stderr, exitCode }. Declarations (\`let\`, \`const\`, \`var\`, \`function\`) end with the run; properties of \`globalThis\` persist between runs. Also there: setTimeout, setInterval, queueMicrotask, atob, btoa, crypto.getRandomValues, crypto.randomUUID, performance.now. Not there: fetch (no network), require and import, Buffer, URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone, AbortController, Blob, crypto.subtle, process.env.
+- javascript, or typescript (its types are removed before it runs; enum, namespace and parameter properties are errors): JavaScript ES2023 on QuickJS. The code is the body of an async function: use top-level \`await\`; a \`return\`ed value is the result; \`console.log\` prints. \`fs\` (Node-like, sync and \`fs.promises\`) reads and writes files; \`require\` and top-level \`import\` give the node: modules path, fs, fs/promises, util, events, buffer, crypto, url and process, no packages; \`await shell("cmd")\` runs the shell and returns { stdout, stderr, exitCode }. Declarations (\`let\`, \`const\`, \`var\`, \`function\`) end with the run; properties of \`globalThis\` persist between runs. Also there: setTimeout, setInterval, queueMicrotask, atob, btoa, crypto.getRandomValues, crypto.randomUUID, crypto.subtle.digest, crypto.subtle.sign, performance.now, Buffer.from, require. Not there: fetch (no network), URL, URLSearchParams, TextEncoder, TextDecoder, structuredClone, AbortController, Blob, process.env.
 - shell: bash-compatible (pipes, redirections, variables, functions, if/for/while/case, $(...), $((...))). Its commands (most take \`--help\`): [ awk base64 basename bash cat column comm command cp cut date diff dirname du echo env expr false file find fold grep head jq js ln ls md5sum mkdir mv nl node od paste printenv printf pwd realpath rev rm rmdir sed seq sh sha256sum sleep sort split stat tac tail tee test tool touch tr true uniq wc xargs xxd yes. \`js -e CODE\` runs JavaScript. No other programs exist.
 
 Files: /workspace (the working directory) and /tmp are writable; everything else is read-only. Files persist between runs.
@@ -122,7 +122,7 @@ test("describe() says what the guest has and lacks, and each is so", async () =>
   const present = list("Also there");
   const missing = list("Not there");
   assert.ok(present.length >= 5 && missing.length >= 5, text);
-  // "fetch (no network)" names fetch; "require and import" names require.
+  // "fetch (no network)" names fetch.
   const expr = (item) => item.split(" ")[0];
   const types = async (items) =>
     JSON.parse((await sb.run(`return JSON.stringify([${items.map((i) => `typeof ${expr(i)}`).join(", ")}])`)).value);
@@ -132,6 +132,8 @@ test("describe() says what the guest has and lacks, and each is so", async () =>
   await sb.run("let a = 1; var b = 2; function c() {} globalThis.d = 4");
   assert.equal((await sb.run("return [typeof a, typeof b, typeof c, typeof d].join()")).value, "undefined,undefined,undefined,number");
   assert.equal((await sb.run("const t: number = 1; return t")).error.name, "SyntaxError");
+  assert.equal((await sb.run("const t: number = 1; return t", { language: "typescript" })).value, "1");
+  assert.equal((await sb.run('import { join } from "node:path"; return join("a", "b")')).value, "a/b");
   // Every command it lists runs (and `--help` of most).
   const commands = text.match(/Its commands \(most take `--help`\): ([^\n]+?)\. /)[1].split(" ");
   assert.ok(commands.includes("jq") && commands.includes("awk") && !commands.includes("cd"), commands.join(" "));

@@ -13,7 +13,7 @@ import { Sandbox, CordonError, type Capability, type Language, type SandboxOptio
 import { startRepl } from "./repl";
 import { validateCapabilities } from "./options";
 
-const HELP = `Usage: cordon run [OPTIONS] FILE [--] [ARGS...]     run a JavaScript or shell (.sh) file
+const HELP = `Usage: cordon run [OPTIONS] FILE [--] [ARGS...]     run a JavaScript, TypeScript (.ts) or shell (.sh) file
        cordon run [OPTIONS] -e CODE [--] [ARGS...]  run JavaScript given inline
        cordon run [OPTIONS] --shell CODE [--] [ARGS...]  run a shell script given inline
        cordon repl [OPTIONS] [--shell]  an interactive session (one sandbox)
@@ -283,6 +283,7 @@ async function run(p: Parsed): Promise<number> {
     const file = p.file as string;
     code = readText(file, "the script");
     if (/\.(sh|bash)$/.test(file)) language = "shell";
+    else if (/\.(ts|mts|cts)$/.test(file)) language = "typescript";
     // The `#!` line goes; the line numbers stay.
     if (code.startsWith("#!")) code = code.slice(code.search(/\n|$/));
   }

@@ -27,13 +27,21 @@ export function checkLanguages(languages: unknown): Language[] {
   return validateLanguages(languages === undefined ? null : languages) as Language[];
 }
 
+/** The languages a model may name: TypeScript wherever JavaScript runs. */
+function withTypeScript(languages: Language[]): Language[] {
+  if (!languages.includes("javascript") || languages.includes("typescript")) return languages;
+  const out = [...languages];
+  out.splice(languages.indexOf("javascript") + 1, 0, "typescript");
+  return out;
+}
+
 /** The JSON Schema of the code tool's input: `{ code, language? }`. */
 export function codeInputSchema(languages: Language[]): Record<string, unknown> {
   return {
     type: "object",
     properties: {
       code: { type: "string", description: "The program to run." },
-      language: { type: "string", enum: languages, description: `Default "${languages[0]}".` },
+      language: { type: "string", enum: withTypeScript(languages), description: `Default "${languages[0]}".` },
     },
     required: ["code"],
     additionalProperties: false,
@@ -51,7 +59,7 @@ export async function runForModel(
   signal: AbortSignal | undefined,
 ): Promise<CodeToolOutput> {
   const language = input.language ?? languages[0];
-  if (!languages.includes(language)) {
+  if (!withTypeScript(languages).includes(language)) {
     return { exitCode: 2, stdout: "", stderr: "", error: { message: `language ${language} is not enabled` } };
   }
   try {

@@ -29,11 +29,12 @@ export interface DescribeInput {
  * Web and Node APIs a model reaches for, by whether the guest has them;
  * `describe.test.mjs` checks both lists against a real sandbox.
  */
-export const JS_PRESENT = ["setTimeout", "setInterval", "queueMicrotask", "atob", "btoa", "crypto.getRandomValues", "crypto.randomUUID", "performance.now"];
+export const JS_PRESENT = [
+  "setTimeout", "setInterval", "queueMicrotask", "atob", "btoa", "crypto.getRandomValues", "crypto.randomUUID",
+  "crypto.subtle.digest", "crypto.subtle.sign", "performance.now", "Buffer.from", "require",
+];
 export const JS_MISSING = [
   "fetch (no network)",
-  "require and import",
-  "Buffer",
   "URL",
   "URLSearchParams",
   "TextEncoder",
@@ -41,7 +42,6 @@ export const JS_MISSING = [
   "structuredClone",
   "AbortController",
   "Blob",
-  "crypto.subtle",
   "process.env",
 ];
 
@@ -129,11 +129,13 @@ export function describeSandbox(input: DescribeInput): string {
   const languages = input.languages ?? ["javascript", "shell"];
   const both = languages.length > 1;
   out += "Languages:\n";
-  if (languages.includes("javascript")) {
+  if (languages.includes("javascript") || languages.includes("typescript")) {
     out +=
-      "- javascript: plain JavaScript (ES2023, QuickJS), not TypeScript: type annotations are syntax errors. " +
+      "- javascript, or typescript (its types are removed before it runs; enum, namespace and parameter properties are errors): " +
+      "JavaScript ES2023 on QuickJS. " +
       "The code is the body of an async function: use top-level `await`; " +
       "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
+      "`require` and top-level `import` give the node: modules path, fs, fs/promises, util, events, buffer, crypto, url and process, no packages; " +
       (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
       "Declarations (`let`, `const`, `var`, `function`) end with the run; properties of `globalThis` persist between runs. " +
       `Also there: ${JS_PRESENT.join(", ")}. Not there: ${JS_MISSING.join(", ")}.\n`;

@@ -19,7 +19,7 @@ export const SANDBOX_KEYS = [
   "languages",
 ] as const;
 export const RUN_KEYS = ["language", "signal", "record"] as const;
-export const LANGUAGES: readonly string[] = ["javascript", "shell"];
+export const LANGUAGES: readonly string[] = ["javascript", "typescript", "shell"];
 
 export const show = (v: unknown): string => {
   if (typeof v === "string") return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
@@ -130,7 +130,7 @@ export function validateLanguages(value: unknown): Language[] | null {
     !value.every((l) => typeof l === "string" && LANGUAGES.includes(l)) ||
     new Set(value).size !== value.length
   ) {
-    throw new CordonError("INVALID_OPTIONS", `languages must be a non-empty array of "javascript" and "shell", got ${show(value)}`);
+    throw new CordonError("INVALID_OPTIONS", `languages must be a non-empty array of "javascript", "typescript" and "shell", got ${show(value)}`);
   }
   return [...value] as Language[];
 }

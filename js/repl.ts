@@ -16,7 +16,7 @@ export interface ReplOptions {
   failure: (err: unknown) => number;
 }
 
-const PROMPTS: Record<Language, string> = { javascript: "cordon> ", shell: "cordon$ " };
+const PROMPTS: Record<Language, string> = { javascript: "cordon> ", typescript: "cordon> ", shell: "cordon$ " };
 
 /** Where history is kept: `CORDON_REPL_HISTORY` (empty: nowhere), else ~/.cordon_repl_history. */
 function historyFile(): string {

@@ -22,6 +22,7 @@ import {
   validateMounts,
 } from "./options";
 import { normalTools } from "./tools";
+import { prepareScript } from "./scriptsource";
 import type { Capability, Divergence, Language, Limits, ReplayResult, RunOptions, RunResult, SandboxOptions, SnapshotOptions, Trace } from "./types";
 
 /** `describe()`'s text, loaded on first use: most processes never ask. */
@@ -217,7 +218,7 @@ export class Sandbox {
   #restrict(languages: Language[] | null): void {
     if (languages === null) return;
     this.#languages = languages;
-    if (languages.length === 1) this.#native.setSingleLanguage(true);
+    if (!languages.includes("shell") || languages.every((l) => l === "shell")) this.#native.setSingleLanguage(true);
   }
 
   /** The languages this sandbox runs. */
@@ -284,7 +285,8 @@ export class Sandbox {
         `unknown language ${show(language)}; cordon runs ${LANGUAGES.map((l) => JSON.stringify(l)).join(", ")}`,
       );
     }
-    if (!this.#languages.includes(language as Language)) {
+    const script = language === "shell" ? ["shell"] : ["javascript", "typescript"];
+    if (!this.#languages.some((l) => script.includes(l))) {
       throw new CordonError("INVALID_OPTIONS", `language ${JSON.stringify(language)} is not enabled in this sandbox (options.languages)`);
     }
     const { signal, record } = options;
@@ -308,7 +310,12 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
-    const raw = await this.#execute(code, language, signal, record === true, null);
+    if (language !== "shell") {
+      const prepared = prepareScript(code, language === "typescript");
+      if ("error" in prepared) return syntaxError(prepared.error);
+      code = prepared.code;
+    }
+    const raw = await this.#execute(code, language === "shell" ? "shell" : "javascript", signal, record === true, null);
     return toResult(raw);
   }
 
@@ -382,4 +389,18 @@ export class Sandbox {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/** The result of a run whose TypeScript could not be stripped: a SyntaxError, as the guest reports one. */
+function syntaxError(e: { message: string; line: number; column: number }): RunResult {
+  const stack = `    at main.js:${e.line}:${e.column}\n`;
+  return {
+    exitCode: 1,
+    stdout: "",
+    stderr: `Uncaught SyntaxError: ${e.message}\n${stack}`,
+    value: undefined,
+    error: { name: "SyntaxError", message: e.message, stack },
+    toolCalls: [],
+    stats: { wallMs: 0, cpuMs: 0, memoryBytes: 0, stdoutTruncated: false, stderrTruncated: false, instanceRestarted: false },
+  };
 }

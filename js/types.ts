@@ -229,19 +229,25 @@ export interface SandboxOptions {
    */
   deterministic?: boolean | { seed?: number; startTime?: number };
   /**
-   * Languages the sandbox runs (default both). With one, a run in another is
+   * Languages the sandbox runs (default all). With one, a run in another is
    * `INVALID_OPTIONS`, and the code cannot start the other from inside:
-   * JavaScript has no working `shell()`, the shell no `js`.
+   * JavaScript has no working `shell()`, the shell no `js`. TypeScript is
+   * JavaScript with its types removed: enabling either enables both.
    */
   languages?: Language[];
 }
 
 /** Languages a sandbox runs. */
-export type Language = "javascript" | "shell";
+export type Language = "javascript" | "typescript" | "shell";
 
 /** Options of {@link Sandbox.run}. */
 export interface RunOptions {
-  /** Default `"javascript"`. */
+  /**
+   * Default `"javascript"`. `"typescript"` removes the types (leaving white
+   * space, so lines and columns stay) and runs the rest as JavaScript; TypeScript
+   * that needs code generated (`enum`, `namespace`, parameter properties) is a
+   * SyntaxError naming the construct.
+   */
   language?: Language;
   /** Aborting it ends the run with `CANCELLED` (or prevents it from starting). */
   signal?: AbortSignal;

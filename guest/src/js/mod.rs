@@ -19,10 +19,13 @@ use rquickjs::{
 
 use crate::host::{self, Stream, Waited};
 
+mod bytes;
 mod json;
 
 /// The JavaScript half of the console, tools, timers and value formatting.
 const PRELUDE: &str = include_str!("prelude.js");
+/// `require`, the node: modules and `Buffer`, installed after the prelude.
+const MODULES: &str = include_str!("modules.js");
 /// The file name guest stack traces show for the script.
 const SCRIPT_NAME: &str = "main.js";
 
@@ -203,10 +206,25 @@ fn new_engine() -> Result<Engine, String> {
         let (begin, next_timer, end, render) =
             (get("begin")?, get("nextTimer")?, get("end")?, get("render")?);
         install_json_stringify(&ctx).map_err(|e| format!("JSON.stringify: {e}"))?;
+        install_modules(&ctx, &helpers).map_err(|e| format!("modules: {e}"))?;
         Ok((Persistent::save(&ctx, helpers), begin, next_timer, end, render))
     })?;
     let (helpers, begin, next_timer, end, render) = helpers;
     Ok(Engine { runtime, context, helpers, begin, next_timer, end, render, tools: Vec::new() })
+}
+
+/// Evaluates `modules.js` with its native helpers (UTF-8 both ways, digests)
+/// and the prelude's formatter of uncaught values.
+fn install_modules<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>) -> rquickjs::Result<()> {
+    // Its frames read `node:internal/modules:LINE:COL`, as Node's own do.
+    let mut options = rquickjs::context::EvalOptions::default();
+    options.filename = Some("node:internal/modules".into());
+    let install: Function = ctx.eval_with_options(MODULES, options)?;
+    let encode = Function::new(ctx.clone(), bytes::utf8_encode)?;
+    let decode = Function::new(ctx.clone(), bytes::utf8_decode)?;
+    let digest = Function::new(ctx.clone(), bytes::digest)?;
+    let describe: Function = helpers.get("describe")?;
+    install.call((encode, decode, digest, describe))
 }
 
 thread_local! {
