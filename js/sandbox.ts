@@ -287,12 +287,15 @@ export class Sandbox {
     if (!this.#languages.includes(language as Language)) {
       throw new CordonError("INVALID_OPTIONS", `language ${JSON.stringify(language)} is not enabled in this sandbox (options.languages)`);
     }
-    const { signal, record } = options;
+    const { signal, record, waitForTimers } = options;
     if (signal !== undefined && !isAbortSignal(signal)) {
       throw new CordonError("INVALID_OPTIONS", `signal must be an AbortSignal, got ${show(signal)}`);
     }
     if (record !== undefined && typeof record !== "boolean") {
       throw new CordonError("INVALID_OPTIONS", `record must be a boolean, got ${show(record)}`);
+    }
+    if (waitForTimers !== undefined && typeof waitForTimers !== "boolean") {
+      throw new CordonError("INVALID_OPTIONS", `waitForTimers must be a boolean, got ${show(waitForTimers)}`);
     }
     // A string of L UTF-16 units is at least L bytes of UTF-8: check that first
     // so a huge script is refused without scanning it.
@@ -308,7 +311,7 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
-    const raw = await this.#execute(code, language, signal, record === true, null);
+    const raw = await this.#execute(code, language, signal, record === true, null, waitForTimers === false);
     return toResult(raw);
   }
 
@@ -319,6 +322,7 @@ export class Sandbox {
     signal: AbortSignal | undefined,
     record: boolean,
     replay: string | null,
+    leavePending = false,
   ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
     if (signal?.aborted) throw new CordonError("CANCELLED", "the run was cancelled before it started");
@@ -326,7 +330,7 @@ export class Sandbox {
     const cancel = signal ? new native.NativeCancel() : null;
     const onAbort = () => cancel?.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay));
+    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay, leavePending));
     try {
       const raw = await run.catch((err: unknown) => {
         throw toCordonError(err);
