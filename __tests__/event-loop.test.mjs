@@ -30,7 +30,7 @@ test("waitForTimers: false ends the run when the script settles", async () => {
 });
 
 test("a tool call nobody awaits still completes", async () => {
-  assert.deepEqual(await run('echo({ v: 1 }).then((r) => console.log("late", r.v)); return "body"'), [
+  assert.deepEqual(await run('echo({ v: 1 }).then((r) => console.log("late", r.v)); console.log("body")'), [
     "body\nlate 1\n",
     "",
     0,

@@ -20,16 +20,19 @@ use rquickjs::{
 use crate::host::{self, Stream, Waited};
 
 mod json;
+mod url;
 
 /// The JavaScript half of the console, tools, timers and value formatting.
 /// Its files are one function's body, in this order: prelude.js (primordials,
 /// inspect, console, tools, fs, randomness, timers), prelude/console.js (the
-/// rest of Node's console), prelude/web.js (Web APIs) and prelude/end.js
+/// rest of Node's console), prelude/web.js (Web APIs), prelude/url.js (URL, URLSearchParams) and
+/// prelude/end.js
 /// (the helpers returned to the native side).
 const PRELUDE: &str = concat!(
     include_str!("prelude.js"),
     include_str!("prelude/console.js"),
     include_str!("prelude/web.js"),
+    include_str!("prelude/url.js"),
     include_str!("prelude/end.js"),
 );
 /// The file name guest stack traces show for the script.
@@ -218,9 +221,10 @@ fn new_engine() -> Result<Engine, String> {
         })
         .map_err(|e| e.to_string())?;
         let tool_function = Function::new(ctx.clone(), tool_function).map_err(|e| e.to_string())?;
+        let urlop = Function::new(ctx.clone(), url::urlop).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let mut args = rquickjs::function::Args::new(ctx.clone(), 8);
-        for helper in [write, call, fs, random, shell, call_data, armed, tool_function] {
+        let mut args = rquickjs::function::Args::new(ctx.clone(), 9);
+        for helper in [write, call, fs, random, shell, call_data, armed, tool_function, urlop] {
             args.push_arg(helper).map_err(|e| format!("prelude: {e}"))?;
         }
         let helpers: Object = install.call_arg(args).map_err(|e| format!("prelude: {e}"))?;

@@ -8,8 +8,9 @@
 // `armed()` tells the native side a timer was set (it asks `nextTimer` only
 // then); `toolFunction(name, last, callTool)` makes a tool's binding, a
 // native function named `last` that starts calls with plain-data arguments
-// itself and hands any other call to `callTool`.
-(function install(write, call, fsop, random, shellop, callData, armed, toolFunction) {
+// itself and hands any other call to `callTool`; `urlop(op, …)` is the `url`
+// crate's WHATWG URL parser, setters and form encoding (guest/src/js/url.rs).
+(function install(write, call, fsop, random, shellop, callData, armed, toolFunction, urlop) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -48,6 +49,8 @@
   const ArrayPrototypePop = uncurryThis(Array.prototype.pop);
   const ArrayPrototypePush = uncurryThis(Array.prototype.push);
   const ArrayPrototypeSplice = uncurryThis(Array.prototype.splice);
+  const ArrayPrototypeSort = uncurryThis(Array.prototype.sort);
+  const SymbolIterator = Symbol.iterator;
   const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
   const StringPrototypeIncludes = uncurryThis(String.prototype.includes);
   const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf);
@@ -298,6 +301,9 @@
 
   const items = (n, what) => n + " " + what + (n > 1 ? "s" : "");
 
+  // What inspect shows for instances of a prototype (URL, URLSearchParams):
+  // prototype -> function(value) giving the text, or an object shown instead.
+  const inspectHooks = new Map();
   // How deep inspect goes (console.dir's `depth` changes it for one call).
   let inspectDepth = 2;
   // Node's util.inspect for plain data: one line while it fits in 80
@@ -314,6 +320,11 @@
     }
     if (value === null) return "null";
     if (ArrayPrototypeIncludes(seen, value)) return "[Circular *1]";
+    const hook = MapPrototypeGet(inspectHooks, ObjectGetPrototypeOf(value));
+    if (hook !== undefined) {
+      const shown = hook(value);
+      return typeof shown === "string" ? shown : inspect(shown, depth, seen, indent);
+    }
     if (isA(value, ErrorPrototype)) return errorText(value);
     if (isA(value, DatePrototype)) {
       return NumberIsNaN(DatePrototypeGetTime(value)) ? "Invalid Date" : DatePrototypeToISOString(value);
