@@ -619,8 +619,9 @@ impl NativeSandbox {
         };
         let sandbox = Arc::clone(&self.inner);
         let cancel = cancel.map(|c| c.flag.clone()).unwrap_or_default();
+        let leave_pending = leave_pending.unwrap_or(false);
         driver::start(env, async move {
-            Ok(match sandbox.run_traced(&code, language, cancel, mode, leave_pending.unwrap_or(false)).await {
+            Ok(match sandbox.run_traced(&code, language, cancel, mode, leave_pending).await {
                 Ok(report) => from_report(report, None),
                 Err(failure) => from_failure(failure),
             })

@@ -429,7 +429,11 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
 /// then until the promise settles), or nothing can settle it any more. A
 /// rejected promise, a callback that threw and an unhandled rejection end
 /// the loop at once.
-fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>, leave_pending: bool) -> Result<(), RunOutcome> {
+fn drive(
+    engine: &Engine,
+    promise: &Persistent<Promise<'static>>,
+    leave_pending: bool,
+) -> Result<(), RunOutcome> {
     // One entry into the context for the whole loop: waiting on the host
     // inside it is fine, since nothing else uses this runtime meanwhile.
     engine.context.with(|ctx| {
@@ -452,7 +456,8 @@ fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>, leave_pending:
             // Ms until the next timer, -1 without timers, -2 once a timer
             // threw or a rejection went unhandled.
             let next = if TIMERS.get() {
-                let next = next_timer.call::<_, f64>((settled,)).map_err(|e| internal_error(e.to_string()))?;
+                let next =
+                    next_timer.call::<_, f64>((settled,)).map_err(|e| internal_error(e.to_string()))?;
                 TIMERS.set(next != -1.0);
                 next
             } else {
