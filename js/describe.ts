@@ -29,17 +29,36 @@ export interface DescribeInput {
  * Web and Node APIs a model reaches for, by whether the guest has them;
  * `describe.test.mjs` checks both lists against a real sandbox.
  */
-export const JS_PRESENT = ["setTimeout", "setInterval", "queueMicrotask", "atob", "btoa", "crypto.getRandomValues", "crypto.randomUUID", "performance.now"];
-export const JS_MISSING = [
-  "fetch (no network)",
-  "require and import",
-  "Buffer",
+export const JS_PRESENT = [
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "queueMicrotask",
   "URL",
   "URLSearchParams",
   "TextEncoder",
   "TextDecoder",
+  "atob",
+  "btoa",
   "structuredClone",
   "AbortController",
+  "AbortSignal",
+  "EventTarget",
+  "Event",
+  "console.table",
+  "console.group",
+  "console.count",
+  "console.time",
+  "console.assert",
+  "console.dir",
+  "crypto.getRandomValues",
+  "crypto.randomUUID",
+  "performance.now",
+];
+export const JS_MISSING = [
+  "fetch (no network)",
+  "require and import",
+  "Buffer",
   "Blob",
   "crypto.subtle",
   "process.env",
@@ -117,6 +136,8 @@ export function describeSandbox(input: DescribeInput): string {
       "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
       (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
       "Declarations (`let`, `const`, `var`, `function`) end with the run; properties of `globalThis` persist between runs. " +
+      "As in Node, a run ends once the code has finished and no timer or tool call it started is pending, " +
+      "so a `setInterval` never cleared runs until the time limit; an unhandled promise rejection ends the run with exit code 1. " +
       `Also there: ${JS_PRESENT.join(", ")}. Not there: ${JS_MISSING.join(", ")}.\n`;
   }
   if (languages.includes("shell")) {
