@@ -589,7 +589,10 @@ impl NativeSandbox {
     /// default the run waits for them). The result comes at once when the
     /// run finishes in its first slice, else as a Promise.
     #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
-    #[allow(clippy::too_many_arguments, reason = "napi-rs passes each argument of the JavaScript call as one")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "napi-rs passes each argument of the JavaScript call as one"
+    )]
     pub fn run<'env>(
         &self,
         env: &'env Env,
