@@ -95,3 +95,21 @@ test("performance.now() counts up from 0", async () => {
   const [out] = await run("const a = performance.now(); await new Promise((r) => setTimeout(r, 20)); const b = performance.now(); console.log(a >= 0, b - a >= 15)");
   assert.equal(out, "true true\n");
 });
+
+test("js -e in the shell waits for its timers too", async () => {
+  const r = await sb.run("js -e \"setTimeout(() => console.log('later'), 10); console.log('now')\"; echo done", { language: "shell" });
+  assert.deepEqual([r.stdout, r.stderr, r.exitCode], ["now\nlater\ndone\n", "", 0]);
+});
+
+test("the new APIs keep working after a script replaces built-ins", async () => {
+  const polluted = await Sandbox.create();
+  await polluted.run("Array.prototype.push = () => { throw 1 }; Map.prototype.get = null; Map.prototype.set = null; String.prototype.slice = null");
+  const r = await polluted.run(
+    "console.table([{ a: 1 }]); console.log(new URLSearchParams('a=1').get('a'), structuredClone([1, { b: 2 }]), new TextDecoder().decode(new TextEncoder().encode('é')), atob(btoa('x')))",
+  );
+  assert.deepEqual(
+    [r.stdout, r.stderr, r.exitCode],
+    ["┌─────────┬───┐\n│ (index) │ a │\n├─────────┼───┤\n│ 0       │ 1 │\n└─────────┴───┘\n1 [ 1, { b: 2 } ] é x\n", "", 0],
+  );
+  await polluted.close();
+});
