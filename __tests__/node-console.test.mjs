@@ -1,4 +1,4 @@
 // The console cases of __tests__/fixtures/node/console/, compared with what Node printed.
-import { nodeCases } from "./node-cases.mjs";
+import { replayFamily } from "./node-fixtures.mjs";
 
-nodeCases("console");
+replayFamily("console");

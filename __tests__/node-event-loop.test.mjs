@@ -1,4 +1,4 @@
 // The event-loop cases of __tests__/fixtures/node/event-loop/, compared with what Node printed.
-import { nodeCases } from "./node-cases.mjs";
+import { replayFamily } from "./node-fixtures.mjs";
 
-nodeCases("event-loop");
+replayFamily("event-loop");

@@ -1,4 +1,4 @@
 // The url cases of __tests__/fixtures/node/url/, compared with what Node printed.
-import { nodeCases } from "./node-cases.mjs";
+import { replayFamily } from "./node-fixtures.mjs";
 
-nodeCases("url");
+replayFamily("url");

@@ -1,4 +1,4 @@
 // The web cases of __tests__/fixtures/node/web/, compared with what Node printed.
-import { nodeCases } from "./node-cases.mjs";
+import { replayFamily } from "./node-fixtures.mjs";
 
-nodeCases("web");
+replayFamily("web");
