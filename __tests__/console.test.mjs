@@ -94,6 +94,30 @@ test("one string prints as it is, cut at the output limit like any other output"
   await small.close();
 });
 
+test("console.time, timeLog and timeEnd print the label and the elapsed time; misuse is a warning", async () => {
+  const [stdout, stderr] = await out(`
+    console.time(); console.time("t"); console.time("t");
+    console.timeLog("t", "step", { a: 1 });
+    console.timeEnd("t"); console.timeEnd("t"); console.timeLog("nope"); console.timeEnd();
+    console.countReset("never");
+  `);
+  const lines = stdout.split("\n");
+  assert.match(lines[0], /^t: \d+(\.\d{1,3})?ms step \{ a: 1 \}$/);
+  assert.match(lines[1], /^t: \d+(\.\d{1,3})?ms$/);
+  assert.match(lines[2], /^default: \d+(\.\d{1,3})?ms$/);
+  assert.equal(lines.length, 4);
+  assert.equal(
+    stderr,
+    [
+      "Warning: Label 't' already exists for console.time()",
+      "Warning: No such label 't' for console.timeEnd()",
+      "Warning: No such label 'nope' for console.timeLog()",
+      "Warning: Count for 'never' does not exist",
+      "",
+    ].join("\n"),
+  );
+});
+
 test("the sandbox closes", async () => {
   await sb.close();
 });

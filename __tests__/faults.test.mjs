@@ -120,7 +120,7 @@ test("tools that throw, return garbage or answer after the run ended are data er
     }
     later({});
     return out.join("; ");
-  `);
+  `, { waitForTimers: false });
   assert.equal(
     r.value,
     "boom ToolError TOOL_ERROR; weird ToolError TOOL_RESULT_INVALID; cyclic ToolError TOOL_RESULT_INVALID",

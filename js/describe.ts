@@ -30,17 +30,37 @@ export interface DescribeInput {
  * `describe.test.mjs` checks both lists against a real sandbox.
  */
 export const JS_PRESENT = [
-  "setTimeout", "setInterval", "queueMicrotask", "atob", "btoa", "crypto.getRandomValues", "crypto.randomUUID",
-  "crypto.subtle.digest", "crypto.subtle.sign", "performance.now", "Buffer.from", "require",
-];
-export const JS_MISSING = [
-  "fetch (no network)",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "queueMicrotask",
   "URL",
   "URLSearchParams",
   "TextEncoder",
   "TextDecoder",
+  "atob",
+  "btoa",
   "structuredClone",
   "AbortController",
+  "AbortSignal",
+  "EventTarget",
+  "Event",
+  "console.table",
+  "console.group",
+  "console.count",
+  "console.time",
+  "console.assert",
+  "console.dir",
+  "crypto.getRandomValues",
+  "crypto.randomUUID",
+  "crypto.subtle.digest",
+  "crypto.subtle.sign",
+  "performance.now",
+  "Buffer.from",
+  "require",
+];
+export const JS_MISSING = [
+  "fetch (no network)",
   "Blob",
   "process.env",
 ];
@@ -138,6 +158,8 @@ export function describeSandbox(input: DescribeInput): string {
       "`require` and top-level `import` give the node: modules path, fs, fs/promises, util, events, buffer, crypto, url and process, no packages; " +
       (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
       "Declarations (`let`, `const`, `var`, `function`) end with the run; properties of `globalThis` persist between runs. " +
+      "As in Node, a run ends once the code has finished and no timer or tool call it started is pending, " +
+      "so a `setInterval` never cleared runs until the time limit; an unhandled promise rejection ends the run with exit code 1. " +
       `Also there: ${JS_PRESENT.join(", ")}. Not there: ${JS_MISSING.join(", ")}.\n`;
   }
   if (languages.includes("shell")) {

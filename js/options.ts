@@ -18,7 +18,7 @@ export const SANDBOX_KEYS = [
   "mounts",
   "languages",
 ] as const;
-export const RUN_KEYS = ["language", "signal", "record"] as const;
+export const RUN_KEYS = ["language", "signal", "record", "waitForTimers"] as const;
 export const LANGUAGES: readonly string[] = ["javascript", "typescript", "shell"];
 
 export const show = (v: unknown): string => {

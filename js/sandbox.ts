@@ -289,12 +289,15 @@ export class Sandbox {
     if (!this.#languages.some((l) => script.includes(l))) {
       throw new CordonError("INVALID_OPTIONS", `language ${JSON.stringify(language)} is not enabled in this sandbox (options.languages)`);
     }
-    const { signal, record } = options;
+    const { signal, record, waitForTimers } = options;
     if (signal !== undefined && !isAbortSignal(signal)) {
       throw new CordonError("INVALID_OPTIONS", `signal must be an AbortSignal, got ${show(signal)}`);
     }
     if (record !== undefined && typeof record !== "boolean") {
       throw new CordonError("INVALID_OPTIONS", `record must be a boolean, got ${show(record)}`);
+    }
+    if (waitForTimers !== undefined && typeof waitForTimers !== "boolean") {
+      throw new CordonError("INVALID_OPTIONS", `waitForTimers must be a boolean, got ${show(waitForTimers)}`);
     }
     // A string of L UTF-16 units is at least L bytes of UTF-8: check that first
     // so a huge script is refused without scanning it.
@@ -315,7 +318,7 @@ export class Sandbox {
       if ("error" in prepared) return syntaxError(prepared.error);
       code = prepared.code;
     }
-    const raw = await this.#execute(code, language === "shell" ? "shell" : "javascript", signal, record === true, null);
+    const raw = await this.#execute(code, language === "shell" ? "shell" : "javascript", signal, record === true, null, waitForTimers === false);
     return toResult(raw);
   }
 
@@ -326,6 +329,7 @@ export class Sandbox {
     signal: AbortSignal | undefined,
     record: boolean,
     replay: string | null,
+    leavePending = false,
   ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
     if (signal?.aborted) throw new CordonError("CANCELLED", "the run was cancelled before it started");
@@ -333,7 +337,7 @@ export class Sandbox {
     const cancel = signal ? new native.NativeCancel() : null;
     const onAbort = () => cancel?.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay));
+    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay, leavePending));
     try {
       const raw = await run.catch((err: unknown) => {
         throw toCordonError(err);

@@ -253,6 +253,14 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Adds {@link RunResult.trace}: every nondeterministic input of the run, for {@link Sandbox.replay}. */
   record?: boolean;
+  /**
+   * Default `true`: the run ends when the script has settled and no timer,
+   * immediate or tool call it started is pending, as a Node process exits
+   * when its event loop is empty (a `setInterval` never cleared runs until
+   * the time limit). `false` ends the run when the script settles and drops
+   * what is pending.
+   */
+  waitForTimers?: boolean;
 }
 
 /**

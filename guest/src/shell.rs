@@ -258,6 +258,7 @@ impl System for GuestSystem {
             // Both languages are on (or this returned above); JavaScript
             // inside the shell has no `shell()` in any case.
             single_language: false,
+            leave_pending: false,
         };
         let (outcome, stdout, stderr) = host::capture(|| crate::js::run_nested(&request));
         match outcome {

@@ -605,9 +605,15 @@ impl NativeSandbox {
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
     /// `cancel` is given when the run can be cancelled by an `AbortSignal`.
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
-    /// nondeterministic input from it. The result comes at once when the run
-    /// finishes in its first slice, else as a Promise.
+    /// nondeterministic input from it. `leavePending` ends the run when the
+    /// script's promise settles, dropping pending timers and calls (by
+    /// default the run waits for them). The result comes at once when the
+    /// run finishes in its first slice, else as a Promise.
     #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "napi-rs passes each argument of the JavaScript call as one"
+    )]
     pub fn run<'env>(
         &self,
         env: &'env Env,
@@ -616,6 +622,7 @@ impl NativeSandbox {
         cancel: Option<&NativeCancel>,
         record: Option<bool>,
         replay: Option<String>,
+        leave_pending: Option<bool>,
     ) -> Result<Now<'env, BindingRunResult>> {
         let Some(language) = Language::parse(&language) else {
             return Err(invalid(format!("unknown language {language:?}")));
@@ -637,8 +644,9 @@ impl NativeSandbox {
         };
         let sandbox = Arc::clone(&self.inner);
         let cancel = cancel.map(|c| c.flag.clone()).unwrap_or_default();
+        let leave_pending = leave_pending.unwrap_or(false);
         driver::start(env, async move {
-            Ok(match sandbox.run_traced(&code, language, cancel, mode).await {
+            Ok(match sandbox.run_traced(&code, language, cancel, mode, leave_pending).await {
                 Ok(report) => from_report(report, None),
                 Err(failure) => from_failure(failure),
             })

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cordon_protocol::{decode, encode, Language, RunRequest};
-//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![], single_language: false };
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![], single_language: false, leave_pending: false };
 //! let bytes = encode(&req).unwrap();
 //! let back: RunRequest = decode(&bytes).unwrap();
 //! assert_eq!(back, req);
@@ -114,6 +114,11 @@ pub struct RunRequest {
     /// shell no `js`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub single_language: bool,
+    /// The run ends when the script's promise settles, dropping the timers
+    /// and calls still pending (by default it waits for them, as Node's
+    /// process waits for its event loop to empty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leave_pending: bool,
 }
 
 /// What a tool is, as the embedder described it.

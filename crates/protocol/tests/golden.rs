@@ -13,6 +13,7 @@ fn run_request_encoding_is_stable() {
         tools: vec!["stripe.charges.create".into()],
         tool_docs: vec![],
         single_language: false,
+        leave_pending: false,
     };
     let bytes = encode(&req).unwrap();
     assert_eq!(

@@ -545,7 +545,7 @@ impl Sandbox {
         language: Language,
         cancel: CancelFlag,
     ) -> Result<RunReport, RunFailure> {
-        self.run_traced(code, language, cancel, TraceMode::Off).await
+        self.run_traced(code, language, cancel, TraceMode::Off, false).await
     }
 
     /// [`run`](Self::run), recording its nondeterministic inputs or replaying
@@ -556,6 +556,7 @@ impl Sandbox {
         language: Language,
         cancel: CancelFlag,
         mode: TraceMode,
+        leave_pending: bool,
     ) -> Result<RunReport, RunFailure> {
         let code_len = u64::try_from(code.len()).unwrap_or(u64::MAX);
         if code_len > self.limits.code_bytes {
@@ -615,6 +616,7 @@ impl Sandbox {
             tools,
             tool_docs,
             single_language: self.single_language.load(std::sync::atomic::Ordering::Relaxed),
+            leave_pending,
         };
         let meter = Arc::new(CpuMeter::default());
         let result = self.call(&mut guest, &request, &meter, &cancel, started).await;

@@ -21,9 +21,21 @@ use crate::host::{self, Stream, Waited};
 
 mod bytes;
 mod json;
+mod url;
 
 /// The JavaScript half of the console, tools, timers and value formatting.
-const PRELUDE: &str = include_str!("prelude.js");
+/// Its files are one function's body, in this order: prelude.js (primordials,
+/// inspect, console, tools, fs, randomness, timers), prelude/console.js (the
+/// rest of Node's console), prelude/web.js (Web APIs), prelude/url.js (URL, URLSearchParams) and
+/// prelude/end.js
+/// (the helpers returned to the native side).
+const PRELUDE: &str = concat!(
+    include_str!("prelude.js"),
+    include_str!("prelude/console.js"),
+    include_str!("prelude/web.js"),
+    include_str!("prelude/url.js"),
+    include_str!("prelude/end.js"),
+);
 /// `require`, the node: modules and `Buffer`, installed after the prelude.
 const MODULES: &str = include_str!("modules.js");
 /// The file name guest stack traces show for the script.
@@ -85,6 +97,24 @@ thread_local! {
     /// thrown), cleared when `nextTimer` says there is none. While it is
     /// clear, waiting for a tool result skips that call into JavaScript.
     static TIMERS: Cell<bool> = const { Cell::new(true) };
+    /// Reasons of the promises rejected with no handler since the last turn
+    /// of the run loop, with their promises; a handler added later (in the
+    /// same turn) takes its promise off the list, as in Node.
+    static REJECTED: RefCell<Vec<(Persistent<Value<'static>>, Persistent<Value<'static>>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+/// QuickJS's rejection tracker: notes a promise rejected with no handler,
+/// and forgets it when a handler comes.
+fn track_rejection<'js>(ctx: Ctx<'js>, promise: Value<'js>, reason: Value<'js>, handled: bool) {
+    REJECTED.with(|list| {
+        let Ok(mut list) = list.try_borrow_mut() else { return };
+        if handled {
+            list.retain(|(p, _)| p.clone().restore(&ctx).ok().as_ref() != Some(&promise));
+        } else {
+            list.push((Persistent::save(&ctx, promise), Persistent::save(&ctx, reason)));
+        }
+    });
 }
 
 /// The native half of a tool call: `(name, argsJson) -> Promise`. The host
@@ -170,6 +200,7 @@ fn begin_call<'js>(ctx: Ctx<'js>, name: Rc<str>, args: &str) -> rquickjs::Result
 fn new_engine() -> Result<Engine, String> {
     let runtime = Runtime::new().map_err(|e| format!("cannot start QuickJS: {e}"))?;
     let context = Context::full(&runtime).map_err(|e| format!("cannot create a context: {e}"))?;
+    runtime.set_host_promise_rejection_tracker(Some(Box::new(track_rejection)));
     let helpers = context.with(|ctx| -> Result<_, String> {
         let write = Function::new(ctx.clone(), |stream: i32, text: rquickjs::String<'_>| -> f64 {
             let stream = if stream == 2 { Stream::Stderr } else { Stream::Stdout };
@@ -193,9 +224,10 @@ fn new_engine() -> Result<Engine, String> {
         })
         .map_err(|e| e.to_string())?;
         let tool_function = Function::new(ctx.clone(), tool_function).map_err(|e| e.to_string())?;
+        let urlop = Function::new(ctx.clone(), url::urlop).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let mut args = rquickjs::function::Args::new(ctx.clone(), 8);
-        for helper in [write, call, fs, random, shell, call_data, armed, tool_function] {
+        let mut args = rquickjs::function::Args::new(ctx.clone(), 9);
+        for helper in [write, call, fs, random, shell, call_data, armed, tool_function, urlop] {
             args.push_arg(helper).map_err(|e| format!("prelude: {e}"))?;
         }
         let helpers: Object = install.call_arg(args).map_err(|e| format!("prelude: {e}"))?;
@@ -404,15 +436,22 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
         Ok(promise) => promise,
         Err(outcome) => return outcome,
     };
-    if let Err(outcome) = drive(engine, &promise) {
+    if let Err(outcome) = drive(engine, &promise, request.leave_pending) {
         return outcome;
     }
     finish(engine, promise)
 }
 
-/// Runs jobs, timers and tool results until the script's promise settles or
-/// nothing can settle it any more.
-fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), RunOutcome> {
+/// Runs jobs, timers and tool results until the script's promise settles and
+/// nothing it started is pending (unless the request leaves what is pending:
+/// then until the promise settles), or nothing can settle it any more. A
+/// rejected promise, a callback that threw and an unhandled rejection end
+/// the loop at once.
+fn drive(
+    engine: &Engine,
+    promise: &Persistent<Promise<'static>>,
+    leave_pending: bool,
+) -> Result<(), RunOutcome> {
     // One entry into the context for the whole loop: waiting on the host
     // inside it is fine, since nothing else uses this runtime meanwhile.
     engine.context.with(|ctx| {
@@ -421,13 +460,22 @@ fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), 
             engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
         loop {
             while ctx.execute_pending_job() {}
-            if !matches!(promise.state(), PromiseState::Pending) {
+            let settled = match promise.state() {
+                PromiseState::Pending => false,
+                PromiseState::Rejected => return Ok(()),
+                PromiseState::Resolved => true,
+            };
+            if REJECTED.with(|list| !list.borrow().is_empty()) {
+                unhandled(engine, &ctx)?;
+            }
+            if settled && leave_pending {
                 return Ok(());
             }
             // Ms until the next timer, -1 without timers, -2 once a timer
-            // threw.
+            // threw or a rejection went unhandled.
             let next = if TIMERS.get() {
-                let next = next_timer.call::<_, f64>(()).map_err(|e| internal_error(e.to_string()))?;
+                let next =
+                    next_timer.call::<_, f64>((settled,)).map_err(|e| internal_error(e.to_string()))?;
                 TIMERS.set(next != -1.0);
                 next
             } else {
@@ -440,6 +488,9 @@ fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), 
             if next <= -2.0 {
                 return Ok(());
             }
+            if settled && next < 0.0 && WAITING.with(|w| w.borrow().is_empty()) {
+                return Ok(());
+            }
             // Without a timer, the host answers "idle" when no call is
             // pending: then nothing can settle the script's promise any more.
             let timeout = if next < 0.0 { -1 } else { next.ceil() as i64 };
@@ -450,6 +501,18 @@ fn drive(engine: &Engine, promise: &Persistent<Promise<'static>>) -> Result<(), 
             }
         }
     })
+}
+
+/// Hands the first unhandled rejection to the prelude, which makes it the
+/// run's uncaught error (the next `nextTimer` then answers -2).
+fn unhandled(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
+    let first = REJECTED.with(|list| std::mem::take(&mut *list.borrow_mut()).into_iter().next());
+    let Some((_, reason)) = first else { return Ok(()) };
+    let reason = reason.restore(ctx).map_err(|e| internal_error(e.to_string()))?;
+    let helpers = restore(ctx, &engine.helpers)?;
+    let report: Function = helper(&helpers, "unhandled")?;
+    TIMERS.set(true);
+    report.call::<_, ()>((reason,)).map_err(|e| internal_error(e.to_string()))
 }
 
 fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
@@ -516,6 +579,7 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
         };
         // Calls and timers the script left behind end with the run; an
         // exception thrown by a timer callback is the run's uncaught error.
+        REJECTED.with(|list| list.borrow_mut().clear());
         WAITING.with(|w| {
             let mut w = w.borrow_mut();
             // A run with a great many calls in flight does not leave its

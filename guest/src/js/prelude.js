@@ -8,8 +8,9 @@
 // `armed()` tells the native side a timer was set (it asks `nextTimer` only
 // then); `toolFunction(name, last, callTool)` makes a tool's binding, a
 // native function named `last` that starts calls with plain-data arguments
-// itself and hands any other call to `callTool`.
-(function install(write, call, fsop, random, shellop, callData, armed, toolFunction) {
+// itself and hands any other call to `callTool`; `urlop(op, …)` is the `url`
+// crate's WHATWG URL parser, setters and form encoding (guest/src/js/url.rs).
+(function install(write, call, fsop, random, shellop, callData, armed, toolFunction, urlop) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -30,7 +31,7 @@
   const global = globalThis;
   const {
     ArrayBuffer, DataView, Date, Error, JSON, Map, Math, Number, Object, Promise, RangeError, Reflect,
-    RegExp, Set, String, Symbol, TypeError, Uint8Array, Uint32Array, WeakSet,
+    RegExp, Set, String, Symbol, TypeError, Uint8Array, Uint32Array, WeakMap, WeakSet,
   } = global;
   const getterOf = (proto, name) => uncurryThis(Object.getOwnPropertyDescriptor(proto, name).get);
 
@@ -45,8 +46,11 @@
   const ArrayIsArray = Array.isArray;
   const ArrayPrototypeIncludes = uncurryThis(Array.prototype.includes);
   const ArrayPrototypeJoin = uncurryThis(Array.prototype.join);
+  const ArrayPrototypePop = uncurryThis(Array.prototype.pop);
   const ArrayPrototypePush = uncurryThis(Array.prototype.push);
+  const ArrayPrototypeSplice = uncurryThis(Array.prototype.splice);
   const ArrayPrototypeSort = uncurryThis(Array.prototype.sort);
+  const SymbolIterator = Symbol.iterator;
   const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
   const StringPrototypeIncludes = uncurryThis(String.prototype.includes);
   const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf);
@@ -58,6 +62,9 @@
   const StringPrototypeToWellFormed = uncurryThis(String.prototype.toWellFormed);
   const NumberIsNaN = Number.isNaN;
   const NumberPrototypeToString = uncurryThis(Number.prototype.toString);
+  const NumberPrototypeToFixed = uncurryThis(Number.prototype.toFixed);
+  const StringFromCharCode = String.fromCharCode;
+  const StringPrototypeCodePointAt = uncurryThis(String.prototype.codePointAt);
   const SymbolPrototypeToString = uncurryThis(Symbol.prototype.toString);
   const FunctionPrototypeToString = uncurryThis(Function.prototype.toString);
   const ReflectApply = Reflect.apply;
@@ -73,6 +80,8 @@
   const DatePrototypeToISOString = uncurryThis(Date.prototype.toISOString);
   const RegExpPrototypeGetSource = getterOf(RegExp.prototype, "source");
   const PromiseReject = uncurryThis(Function.prototype.bind)(Promise.reject, Promise);
+  const PromiseResolve = uncurryThis(Function.prototype.bind)(Promise.resolve, Promise);
+  const PromisePrototypeThen = uncurryThis(Promise.prototype.then);
   const MapPrototypeClear = uncurryThis(Map.prototype.clear);
   const MapPrototypeDelete = uncurryThis(Map.prototype.delete);
   const MapPrototypeForEach = uncurryThis(Map.prototype.forEach);
@@ -83,6 +92,12 @@
   const SetPrototypeForEach = uncurryThis(Set.prototype.forEach);
   const SetPrototypeGetSize = getterOf(Set.prototype, "size");
   const WeakSetPrototypeAdd = uncurryThis(WeakSet.prototype.add);
+  const WeakMapPrototypeGet = uncurryThis(WeakMap.prototype.get);
+  const WeakMapPrototypeSet = uncurryThis(WeakMap.prototype.set);
+  const SetPrototypeAdd = uncurryThis(Set.prototype.add);
+  const ArrayBufferPrototypeSlice = uncurryThis(ArrayBuffer.prototype.slice);
+  const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
+  const StringPrototypeTrim = uncurryThis(String.prototype.trim);
   const WeakSetPrototypeHas = uncurryThis(WeakSet.prototype.has);
   const ArrayBufferIsView = ArrayBuffer.isView;
   const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
@@ -120,6 +135,7 @@
     MapPrototypeSet(builtinNames, C, C.name);
   }
   const ErrorPrototype = Error.prototype;
+  const ObjectPrototype = Object.prototype;
   const DatePrototype = Date.prototype;
   const RegExpPrototype = RegExp.prototype;
   const PromisePrototype = Promise.prototype;
@@ -241,7 +257,12 @@
     const head = message ? name + ": " + message : name;
     const lines = splitOn(stack, "\n");
     const kept = [];
-    for (let i = 0; i < lines.length; i++) if (isFrame(lines[i])) ArrayPrototypePush(kept, lines[i]);
+    // Frames of the prelude (and the native `apply` that calls a timer's
+    // callback) are the sandbox's, not the script's.
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (isFrame(line) && !StringPrototypeIncludes(line, "(eval_script:") && line !== "    at apply (native)") ArrayPrototypePush(kept, line);
+    }
     const frames = ArrayPrototypeJoin(kept, "\n");
     return frames ? head + "\n" + frames : head;
   }
@@ -280,6 +301,11 @@
 
   const items = (n, what) => n + " " + what + (n > 1 ? "s" : "");
 
+  // What inspect shows for instances of a prototype (URL, URLSearchParams):
+  // prototype -> function(value) giving the text, or an object shown instead.
+  const inspectHooks = new Map();
+  // How deep inspect goes (console.dir's `depth` changes it for one call).
+  let inspectDepth = 2;
   // Node's util.inspect for plain data: one line while it fits in 80
   // columns, two-space indentation otherwise; depth 2; circular references
   // marked.
@@ -294,6 +320,11 @@
     }
     if (value === null) return "null";
     if (ArrayPrototypeIncludes(seen, value)) return "[Circular *1]";
+    const hook = MapPrototypeGet(inspectHooks, ObjectGetPrototypeOf(value));
+    if (hook !== undefined) {
+      const shown = hook(value);
+      return typeof shown === "string" ? shown : inspect(shown, depth, seen, indent);
+    }
     if (isA(value, ErrorPrototype)) return errorText(value);
     if (isA(value, DatePrototype)) {
       return NumberIsNaN(DatePrototypeGetTime(value)) ? "Invalid Date" : DatePrototypeToISOString(value);
@@ -315,7 +346,7 @@
     let open, close, prefix = "";
     const entries = [];
     if (ArrayIsArray(value)) {
-      if (depth > 2) return "[Array]";
+      if (depth > inspectDepth) return "[Array]";
       open = "["; close = "]";
       const n = MathMin(value.length, 100);
       let holes = 0;
@@ -327,13 +358,13 @@
       if (holes) ArrayPrototypePush(entries, "<" + items(holes, "empty item") + ">");
       if (value.length > 100) ArrayPrototypePush(entries, "... " + items(value.length - 100, "more item"));
     } else if (isA(value, MapPrototype)) {
-      if (depth > 2) return "[Map]";
+      if (depth > inspectDepth) return "[Map]";
       prefix = "Map(" + MapPrototypeGetSize(value) + ") "; open = "{"; close = "}";
       const pairs = [];
       MapPrototypeForEach(value, (v, k) => { ArrayPrototypePush(pairs, k, v); });
       for (let i = 0; i < pairs.length; i += 2) ArrayPrototypePush(entries, sub(pairs[i]) + " => " + sub(pairs[i + 1]));
     } else if (isA(value, SetPrototype)) {
-      if (depth > 2) return "[Set]";
+      if (depth > inspectDepth) return "[Set]";
       prefix = "Set(" + SetPrototypeGetSize(value) + ") "; open = "{"; close = "}";
       const members = [];
       SetPrototypeForEach(value, (v) => { ArrayPrototypePush(members, v); });
@@ -345,7 +376,7 @@
         const C = proto === null ? undefined : constructorOf(proto);
         ctor = proto === null ? "[Object: null prototype]" : C && C !== Object ? String(nameOf(C)) : "";
       } catch {}
-      if (depth > 2) return ctor && !StringPrototypeStartsWith(ctor, "[") ? "[" + ctor + "]" : "[Object]";
+      if (depth > inspectDepth) return ctor && !StringPrototypeStartsWith(ctor, "[") ? "[" + ctor + "]" : "[Object]";
       prefix = ctor ? ctor + " " : ""; open = "{"; close = "}";
       const keys = ObjectKeys(value);
       for (let i = 0; i < keys.length; i++) {
@@ -400,9 +431,19 @@
     return ArrayPrototypeJoin(out, " ");
   }
 
+  // console.group's indentation, put before every line written.
+  let groupIndent = "";
+  const indented = (text) => {
+    const lines = splitOn(StringPrototypeSlice(text, 0, -1), "\n");
+    return groupIndent + ArrayPrototypeJoin(lines, "\n" + groupIndent) + "\n";
+  };
   function emit(stream, args) {
     // -1: the host has cut the stream; nothing more is kept.
     if (budget[stream] < 0) return;
+    if (groupIndent) {
+      budget[stream] = write(stream, StringPrototypeToWellFormed(indented(format(args) + "\n")));
+      return;
+    }
     // Cut huge strings before formatting: the host would drop the excess.
     const cap = budget[stream] + 1;
     const only = args[0];
@@ -723,17 +764,83 @@
   hidden(global, "crypto", crypto);
 
   // ---- timers ------------------------------------------------------------
+  // Node's event loop, one callback at a time (the native side runs the
+  // microtasks between two): a due timer first (earliest, then oldest),
+  // else the oldest immediate. Timers wait in a binary heap by (due, id);
+  // a cleared one stays there until it reaches the top, and the heap is
+  // rebuilt when such leftovers outnumber the live timers.
 
-  const timers = new Map(); // id -> { due, fn, args, every }
+  const timers = new Map(); // id -> { id, due, fn, args, every }
+  const heap = [];
+  let immediates = [], immediateHead = 0;
   let timerSeq = 0;
-  let uncaught; // [value] of an exception thrown by a timer callback
-  function schedule(fn, ms, args, repeat) {
-    if (typeof fn !== "function") throw new TypeError("the callback must be a function");
-    const delay = MathMax(0, Number(ms) || 0);
+  // Timers that do not keep a settled run going (Node's unref'd timers,
+  // such as AbortSignal.timeout's).
+  let weakTimers = 0;
+  let uncaught; // [value] of an exception thrown by a callback, or an unhandled rejection
+  const earlier = (a, b) => a.due < b.due || (a.due === b.due && a.id < b.id);
+  function heapPush(t) {
+    ArrayPrototypePush(heap, t);
+    for (let i = heap.length - 1; i > 0;) {
+      const up = (i - 1) >> 1;
+      if (!earlier(heap[i], heap[up])) break;
+      const x = heap[i]; heap[i] = heap[up]; heap[up] = x;
+      i = up;
+    }
+  }
+  function heapPop() {
+    const top = heap[0], last = ArrayPrototypePop(heap);
+    if (heap.length === 0) return top;
+    heap[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1, r = l + 1;
+      let m = i;
+      if (l < heap.length && earlier(heap[l], heap[m])) m = l;
+      if (r < heap.length && earlier(heap[r], heap[m])) m = r;
+      if (m === i) break;
+      const x = heap[i]; heap[i] = heap[m]; heap[m] = x;
+      i = m;
+    }
+    return top;
+  }
+  // The earliest live timer, leftovers of cleared ones dropped on the way.
+  function heapTop() {
+    while (heap.length && MapPrototypeGet(timers, heap[0].id) !== heap[0]) heapPop();
+    return heap[0];
+  }
+  function schedule(fn, ms, args, repeat, weak) {
+    if (typeof fn !== "function") throw callbackError(fn);
+    // As Node: anything but a delay from 1 ms to 2^31-1 ms is 1 ms.
+    let delay = Number(ms);
+    if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
     const id = ++timerSeq;
-    MapPrototypeSet(timers, id, { due: DateNow() + delay, fn, args, every: repeat ? MathMax(1, delay) : 0 });
+    const t = { __proto__: null, id, due: DateNow() + delay, fn, args, every: repeat ? delay : 0, weak: weak === true };
+    MapPrototypeSet(timers, id, t);
+    if (weak === true) weakTimers++;
+    if (heap.length > 64 && heap.length > 2 * MapPrototypeGetSize(timers)) {
+      ArrayPrototypeSplice(heap, 0, heap.length);
+      MapPrototypeForEach(timers, (live) => { if (!live.immediate) heapPush(live); });
+    }
+    heapPush(t);
     armed();
     return id;
+  }
+  const callbackError = (fn) => {
+    const e = new TypeError('The "callback" argument must be of type function. Received ' + received(fn));
+    setOwn(e, "code", "ERR_INVALID_ARG_TYPE");
+    return e;
+  };
+  // Node's description of a wrong argument ("type string ('x')", "undefined").
+  function received(v) {
+    if (v === null || v === undefined) return String(v);
+    if (typeof v === "function") return "function " + v.name;
+    if (typeof v === "object") {
+      const C = constructorOf(ObjectGetPrototypeOf(v));
+      return C && C.name ? "an instance of " + nameOf(C) : inspect(v, 1);
+    }
+    let shown = inspect(v, 1);
+    if (shown.length > 28) shown = StringPrototypeSlice(shown, 0, 25) + "...";
+    return "type " + typeof v + " (" + shown + ")";
   }
   // `await shell("ls | wc -l")` → { stdout, stderr, exitCode }: the shell of
   // this sandbox (same files, same tools and capabilities), run to completion.
@@ -742,10 +849,70 @@
     const result = shellop(script);
     return { stdout: result[0], stderr: result[1], exitCode: Number(result[2]) };
   });
-  hidden(global, "setTimeout", (fn, ms, ...args) => schedule(fn, ms, args, false));
-  hidden(global, "setInterval", (fn, ms, ...args) => schedule(fn, ms, args, true));
-  hidden(global, "clearTimeout", (id) => void MapPrototypeDelete(timers, id));
-  hidden(global, "clearInterval", (id) => void MapPrototypeDelete(timers, id));
+  function dropTimer(id) {
+    const t = MapPrototypeGet(timers, id);
+    if (t === undefined) return;
+    if (t.weak) weakTimers--;
+    MapPrototypeDelete(timers, id);
+  }
+  const clear = (id) => {
+    // Node's timer objects are numbers here; a number-like string clears too.
+    const key = typeof id === "number" ? id : typeof id === "string" ? Number(id) : undefined;
+    if (key !== undefined) dropTimer(key);
+  };
+  hidden(global, "setTimeout", function setTimeout(fn, ms, ...args) { return schedule(fn, ms, args, false); });
+  hidden(global, "setInterval", function setInterval(fn, ms, ...args) { return schedule(fn, ms, args, true); });
+  hidden(global, "setImmediate", function setImmediate(fn, ...args) {
+    if (typeof fn !== "function") throw callbackError(fn);
+    const id = ++timerSeq;
+    const t = { __proto__: null, id, due: 0, fn, args, every: 0, immediate: true };
+    MapPrototypeSet(timers, id, t);
+    ArrayPrototypePush(immediates, t);
+    armed();
+    return id;
+  });
+  hidden(global, "clearTimeout", function clearTimeout(id) { clear(id); });
+  hidden(global, "clearInterval", function clearInterval(id) { clear(id); });
+  hidden(global, "clearImmediate", function clearImmediate(id) { clear(id); });
+  const resolved = PromiseResolve(undefined);
+  hidden(global, "queueMicrotask", function queueMicrotask(fn) {
+    if (typeof fn !== "function") throw callbackError(fn);
+    PromisePrototypeThen(resolved, () => { fn(); });
+  });
+  // The first live immediate, leftovers of cleared ones dropped.
+  function nextImmediate() {
+    while (immediateHead < immediates.length) {
+      const t = immediates[immediateHead];
+      if (MapPrototypeGet(timers, t.id) === t) return t;
+      immediateHead++;
+    }
+    if (immediateHead) { immediates = []; immediateHead = 0; }
+    return undefined;
+  }
+  // An unhandled rejection ends the run as an uncaught exception does; a
+  // reason that is not an Error is wrapped as Node wraps it.
+  function unhandled(reason) {
+    if (uncaught) return;
+    if (reason !== null && typeof reason === "object" && isA(reason, ErrorPrototype)) {
+      uncaught = [reason];
+      return;
+    }
+    let shown;
+    try {
+      shown = reason !== null && typeof reason === "object" ? "#<" + toStr(nameOf(constructorOf(ObjectGetPrototypeOf(reason))) || "Object") + ">" : toStr(typeof reason === "symbol" ? SymbolPrototypeToString(reason) : reason);
+    } catch {
+      shown = "#<Object>";
+    }
+    const e = new Error(
+      "This error originated either by throwing inside of an async function without a catch block, " +
+        "or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \"" +
+        shown + "\".",
+    );
+    setOwn(e, "stack", "");
+    setOwn(e, "name", "UnhandledPromiseRejection");
+    setOwn(e, "code", "ERR_UNHANDLED_REJECTION");
+    uncaught = [e];
+  }
   // `performance`: QuickJS's own counts from an origin taken when the
   // pre-initialised snapshot was made, so it could start below 0. Here it
   // counts from the first use in this instance (0 or more, monotonic), and
@@ -780,91 +947,3 @@
   });
   hidden(global, "performance", performance);
 
-  return {
-    // Called before each run: the output budget, and the tool names when they changed.
-    begin(n, names) {
-      budget[1] = n;
-      budget[2] = n;
-      uncaught = undefined;
-      if (names) {
-        registered = copyOf(names);
-        for (let i = 0; i < names.length; i++) bind(names[i]);
-      }
-    },
-    // Ms until the next timer, -1 without timers, -2 once a timer threw (the
-    // run then stops waiting). Pending calls are the host's to count.
-    nextTimer() {
-      if (uncaught) return -2;
-      if (!MapPrototypeGetSize(timers)) return -1;
-      let next = -1;
-      const now = DateNow();
-      MapPrototypeForEach(timers, (t) => {
-        const left = MathMax(0, t.due - now);
-        if (next < 0 || left < next) next = left;
-      });
-      return next;
-    },
-    runTimers() {
-      const now = DateNow();
-      const due = [];
-      MapPrototypeForEach(timers, (t, id) => {
-        if (t.due <= now) ArrayPrototypePush(due, [id, t]);
-      });
-      ArrayPrototypeSort(due, (a, b) => a[1].due - b[1].due || a[0] - b[0]);
-      for (let i = 0; i < due.length; i++) {
-        const id = due[i][0], t = due[i][1];
-        if (!MapPrototypeHas(timers, id)) continue;
-        if (t.every) t.due = now + t.every;
-        else MapPrototypeDelete(timers, id);
-        try {
-          ReflectApply(t.fn, t, t.args);
-        } catch (e) {
-          if (!uncaught) uncaught = [e];
-        }
-      }
-    },
-    // The error a failed call's promise rejects with.
-    toolError(message, code, reason, tool, toolCode, status) {
-      return new ToolError(message, code, reason || undefined, tool, toolCode ?? undefined, status ?? undefined);
-    },
-    // Calls and timers left behind end with the run.
-    end() {
-      MapPrototypeClear(timers);
-      const u = uncaught;
-      uncaught = undefined;
-      return u;
-    },
-    // The top-level return value: strings as they are, anything else as JSON
-    // (falling back to inspect for what JSON cannot express); also printed.
-    render(value) {
-      if (value === undefined) return undefined;
-      let text;
-      if (typeof value === "string") text = value;
-      else {
-        try { text = JSONStringify(value); } catch { text = undefined; }
-        if (text === undefined) text = inspect(value);
-      }
-      emit(STDOUT, [text]);
-      return StringPrototypeToWellFormed(text);
-    },
-    // [name, message, stack, printed] of an uncaught exception.
-    describe(e) {
-      if (e !== null && typeof e === "object" && isA(e, ErrorPrototype)) {
-        let name = "Error", message = "", stack = "";
-        try { name = String(e.name); } catch {}
-        try { message = String(e.message); } catch {}
-        try { const s = stackOf(e); stack = typeof s === "string" ? s : ""; } catch {}
-        const printed = "Uncaught " + errorText(e) + "\n";
-        return [
-          StringPrototypeToWellFormed(name),
-          StringPrototypeToWellFormed(message),
-          StringPrototypeToWellFormed(stack),
-          StringPrototypeToWellFormed(printed),
-        ];
-      }
-      let shown;
-      try { shown = inspect(e, 1); } catch { shown = "exception"; }
-      return ["Error", StringPrototypeToWellFormed("Uncaught " + shown), "", StringPrototypeToWellFormed("Uncaught " + shown + "\n")];
-    },
-  };
-})

@@ -1,0 +1,98 @@
+  // ---- what the native side calls --------------------------------------
+
+  return {
+    // Called before each run: the output budget, and the tool names when they changed.
+    begin(n, names) {
+      budget[1] = n;
+      budget[2] = n;
+      uncaught = undefined;
+      if (names) {
+        registered = copyOf(names);
+        for (let i = 0; i < names.length; i++) bind(names[i]);
+      }
+    },
+    // Ms until the next timer or immediate, -1 without any, -2 once a
+    // callback threw or a rejection went unhandled (the run then stops
+    // waiting). Pending calls are the native side's to count.
+    // Once the script has settled (`settled`), weak timers alone keep nothing going.
+    nextTimer(settled) {
+      if (uncaught) return -2;
+      const size = MapPrototypeGetSize(timers);
+      if (!size || (settled && size === weakTimers)) return -1;
+      if (nextImmediate() !== undefined) return 0;
+      const t = heapTop();
+      return t === undefined ? -1 : MathMax(0, t.due - DateNow());
+    },
+    // Runs one callback: the earliest due timer, else the oldest immediate.
+    runTimers() {
+      let t = heapTop();
+      if (t !== undefined && t.due <= DateNow()) {
+        heapPop();
+        if (t.every) {
+          t.due = DateNow() + t.every;
+          heapPush(t);
+        } else {
+          dropTimer(t.id);
+        }
+      } else {
+        t = nextImmediate();
+        if (t === undefined) return;
+        immediateHead++;
+        MapPrototypeDelete(timers, t.id);
+      }
+      try {
+        ReflectApply(t.fn, undefined, t.args);
+      } catch (e) {
+        if (!uncaught) uncaught = [e];
+      }
+    },
+    unhandled,
+    // The error a failed call's promise rejects with.
+    toolError(message, code, reason, tool, toolCode, status) {
+      return new ToolError(message, code, reason || undefined, tool, toolCode ?? undefined, status ?? undefined);
+    },
+    // Calls and timers left behind end with the run.
+    end() {
+      MapPrototypeClear(timers);
+      weakTimers = 0;
+      ArrayPrototypeSplice(heap, 0, heap.length);
+      immediates = [];
+      immediateHead = 0;
+      const u = uncaught;
+      uncaught = undefined;
+      return u;
+    },
+    // The top-level return value: strings as they are, anything else as JSON
+    // (falling back to inspect for what JSON cannot express); also printed.
+    render(value) {
+      if (value === undefined) return undefined;
+      let text;
+      if (typeof value === "string") text = value;
+      else {
+        try { text = JSONStringify(value); } catch { text = undefined; }
+        if (text === undefined) text = inspect(value);
+      }
+      emit(STDOUT, [text]);
+      return StringPrototypeToWellFormed(text);
+    },
+    // [name, message, stack, printed] of an uncaught exception.
+    describe(e) {
+      if (e !== null && typeof e === "object" && isA(e, ErrorPrototype)) {
+        let name = "Error", message = "", stack = "";
+        try { name = String(e.name); } catch {}
+        try { message = String(e.message); } catch {}
+        try { const s = stackOf(e); stack = typeof s === "string" ? s : ""; } catch {}
+        const printed = "Uncaught " + errorText(e) + "\n";
+        return [
+          StringPrototypeToWellFormed(name),
+          StringPrototypeToWellFormed(message),
+          StringPrototypeToWellFormed(stack),
+          StringPrototypeToWellFormed(printed),
+        ];
+      }
+      let shown;
+      try { shown = inspect(e, 1); } catch { shown = "exception"; }
+      return ["Error", StringPrototypeToWellFormed("Uncaught " + shown), "", StringPrototypeToWellFormed("Uncaught " + shown + "\n")];
+    },
+  };
+})
