@@ -20,6 +20,7 @@ import {
   validateLimits,
   validateCapabilities,
   validateMounts,
+  validateStdin,
 } from "./options";
 import { normalTools } from "./tools";
 import type { Capability, Divergence, Language, Limits, ReplayResult, RunOptions, RunResult, SandboxOptions, SnapshotOptions, Trace } from "./types";
@@ -308,7 +309,8 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
-    const raw = await this.#execute(code, language, signal, record === true, null);
+    const stdin = validateStdin(options.stdin, language, max);
+    const raw = await this.#execute(code, language, signal, record === true, null, stdin);
     return toResult(raw);
   }
 
@@ -319,6 +321,7 @@ export class Sandbox {
     signal: AbortSignal | undefined,
     record: boolean,
     replay: string | null,
+    stdin: Uint8Array | null = null,
   ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
     if (signal?.aborted) throw new CordonError("CANCELLED", "the run was cancelled before it started");
@@ -326,7 +329,7 @@ export class Sandbox {
     const cancel = signal ? new native.NativeCancel() : null;
     const onAbort = () => cancel?.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay));
+    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay, stdin));
     try {
       const raw = await run.catch((err: unknown) => {
         throw toCordonError(err);

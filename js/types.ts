@@ -247,6 +247,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Adds {@link RunResult.trace}: every nondeterministic input of the run, for {@link Sandbox.replay}. */
   record?: boolean;
+  /**
+   * Standard input of a shell run (`read`, `cat`, pipelines): a string (as
+   * UTF-8) or bytes, at most `limits.codeBytes`. Without it, standard input
+   * is empty. JavaScript runs refuse it (`INVALID_OPTIONS`).
+   */
+  stdin?: string | Uint8Array;
 }
 
 /**

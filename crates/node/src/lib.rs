@@ -584,8 +584,9 @@ impl NativeSandbox {
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
     /// `cancel` is given when the run can be cancelled by an `AbortSignal`.
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
-    /// nondeterministic input from it. The result comes at once when the run
-    /// finishes in its first slice, else as a Promise.
+    /// nondeterministic input from it; `stdin` is the script's standard
+    /// input. The result comes at once when the run finishes in its first
+    /// slice, else as a Promise.
     #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
     pub fn run<'env>(
         &self,
@@ -595,6 +596,7 @@ impl NativeSandbox {
         cancel: Option<&NativeCancel>,
         record: Option<bool>,
         replay: Option<String>,
+        #[napi(ts_arg_type = "Uint8Array | undefined | null")] stdin: Option<Buffer>,
     ) -> Result<Now<'env, BindingRunResult>> {
         let Some(language) = Language::parse(&language) else {
             return Err(invalid(format!("unknown language {language:?}")));
@@ -616,8 +618,9 @@ impl NativeSandbox {
         };
         let sandbox = Arc::clone(&self.inner);
         let cancel = cancel.map(|c| c.flag.clone()).unwrap_or_default();
+        let stdin = stdin.map(|b| b.to_vec()).unwrap_or_default();
         driver::start(env, async move {
-            Ok(match sandbox.run_traced(&code, language, cancel, mode).await {
+            Ok(match sandbox.run_traced(&code, language, stdin, cancel, mode).await {
                 Ok(report) => from_report(report, None),
                 Err(failure) => from_failure(failure),
             })

@@ -321,6 +321,23 @@ impl Interp<'_> {
             }
             Parameter::Special(p) => self.special(p),
             Parameter::Named(name) => self.named(name),
+            Parameter::NamedWithIndex { name, index } if self.state.assoc.contains_key(name) => {
+                let key = self.expand_string(index)?;
+                self.state
+                    .assoc
+                    .get(name)
+                    .and_then(|a| a.get(&key))
+                    .map_or(Value::Unset, |v| Value::Str(v.to_string()))
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } if self.state.assoc.contains_key(name) => {
+                let values = self
+                    .state
+                    .assoc
+                    .get(name)
+                    .map(|a| a.ordered().into_iter().map(|(_, v)| v.to_string()).collect())
+                    .unwrap_or_default();
+                Value::Fields(values, *concatenate)
+            }
             Parameter::NamedWithIndex { name, index } => {
                 let i = self.arith_text(index)?;
                 match self.state.arrays.get(name) {
@@ -595,10 +612,22 @@ impl Interp<'_> {
                     .vars
                     .keys()
                     .chain(self.state.arrays.keys())
+                    .chain(self.state.assoc.keys())
                     .filter(|n| n.starts_with(prefix.as_str()))
                     .cloned()
                     .collect();
                 self.push_value(Value::Fields(names, *concatenate), quoted, out);
+            }
+            ParameterExpr::MemberKeys { variable_name, concatenate }
+                if self.state.assoc.contains_key(variable_name) =>
+            {
+                let keys = self
+                    .state
+                    .assoc
+                    .get(variable_name)
+                    .map(|a| a.ordered().into_iter().map(|(k, _)| k.to_string()).collect())
+                    .unwrap_or_default();
+                self.push_value(Value::Fields(keys, *concatenate), quoted, out);
             }
             ParameterExpr::MemberKeys { variable_name, concatenate } => {
                 let n = match self.state.arrays.get(variable_name) {
