@@ -384,9 +384,8 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
   const spawn = (async (o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess | WritableSandboxProcess> => {
     const controller = new AbortController();
     const chunks: Uint8Array[] = [];
-    let end = () => {};
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    controller.signal.addEventListener("abort", () => end(), { once: true });
+    let end: (value?: unknown) => void = () => {};
+    const ended = new Promise((resolve) => controller.signal.addEventListener("abort", (end = resolve), { once: true }));
     const abort = () => controller.abort(o.abortSignal?.reason);
     if (o.abortSignal?.aborted) abort();
     o.abortSignal?.addEventListener("abort", abort, { once: true });

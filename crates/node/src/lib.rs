@@ -588,6 +588,7 @@ impl NativeSandbox {
     /// input. The result comes at once when the run finishes in its first
     /// slice, else as a Promise.
     #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
+    #[allow(clippy::too_many_arguments)]
     pub fn run<'env>(
         &self,
         env: &'env Env,

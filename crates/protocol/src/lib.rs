@@ -152,7 +152,7 @@ mod base64 {
 
     pub fn decode(text: &str) -> Option<Vec<u8>> {
         let bytes = text.as_bytes();
-        if bytes.len() % 4 != 0 {
+        if !bytes.len().is_multiple_of(4) {
             return None;
         }
         let groups = bytes.len() / 4;
