@@ -130,14 +130,7 @@ impl Interp<'_> {
                 let Ok(i) = usize::try_from(i) else {
                     return Err(self.arith_error(expr, "bad array subscript"));
                 };
-                if i > 100_000 {
-                    return Err(self.arith_error(expr, "array index too large"));
-                }
-                let array = self.state.arrays.entry(name.clone()).or_default();
-                if array.len() <= i {
-                    array.resize(i + 1, String::new());
-                }
-                array[i] = value.to_string();
+                self.state.arrays.entry(name.clone()).or_default().set(i, value.to_string());
             }
         }
         Ok(())

@@ -9,7 +9,7 @@ use crate::builtins;
 use crate::ctx::{Ctx, Io};
 use crate::expand::ExpandError;
 use crate::io::{input, output, Output, Sink};
-use crate::state::{State, Var};
+use crate::state::{Indexed, State, Var};
 use crate::system::{Stream, System, WriteMode};
 
 /// How deep functions, `eval`, `source` and command substitutions may nest.
@@ -719,8 +719,8 @@ impl Interp<'_> {
                 let old = self.state.get(&name).unwrap_or_default().to_string();
                 let value = self.attributed(&name, &old, value, a.append)?;
                 if self.state.arrays.contains_key(&name) && !exported {
-                    if let Some(first) = self.state.arrays.get_mut(&name).and_then(|v| v.first_mut()) {
-                        *first = value;
+                    if let Some(array) = self.state.arrays.get_mut(&name) {
+                        array.set(0, value);
                     }
                     return Ok(());
                 }
@@ -780,27 +780,31 @@ impl Interp<'_> {
                 }
             }
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items)) => {
-                let mut values = if a.append {
+                let mut values: Indexed = if a.append {
                     self.state.arrays.get(&name).cloned().unwrap_or_default()
                 } else {
-                    Vec::new()
+                    Indexed::default()
                 };
+                // An element without `[i]=` goes after the previous one.
+                let mut next = values.next_index();
                 for (key, word) in items {
                     let fields = self.expand_fields(&word.value).map_err(|e| self.expansion_failed(e))?;
                     match key {
                         Some(key) => {
                             let index = self.arith_text(&key.value).map_err(|e| self.expansion_failed(e))?;
-                            let index = usize::try_from(index).unwrap_or(0);
-                            if index > 100_000 {
-                                self.report(&format!("{name}[{index}]: array index too large"));
+                            let Some(index) = values.resolve(index) else {
+                                self.report(&format!("{name}[{index}]: bad array subscript"));
                                 return Err(1);
-                            }
-                            if values.len() <= index {
-                                values.resize(index + 1, String::new());
-                            }
-                            values[index] = fields.join(" ");
+                            };
+                            values.set(index, fields.join(" "));
+                            next = index + 1;
                         }
-                        None => values.extend(fields),
+                        None => {
+                            for field in fields {
+                                values.set(next, field);
+                                next += 1;
+                            }
+                        }
                     }
                 }
                 self.state.vars.remove(&name);
@@ -809,23 +813,21 @@ impl Interp<'_> {
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
                 let index = self.arith_text(index).map_err(|e| self.expansion_failed(e))?;
                 let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
-                let Ok(index) = usize::try_from(index) else {
+                let resolved = match self.state.arrays.get(&name) {
+                    Some(array) => array.resolve(index),
+                    None => usize::try_from(index).ok(),
+                };
+                let Some(index) = resolved else {
                     self.report(&format!("{name}[{index}]: bad array subscript"));
                     return Err(1);
                 };
-                if index > 100_000 {
-                    self.report(&format!("{name}[{index}]: array index too large"));
-                    return Err(1);
-                }
                 let scalar = self.state.vars.remove(&name).map(|v| v.value);
                 let array = self.state.arrays.entry(name).or_insert_with(|| scalar.into_iter().collect());
-                if array.len() <= index {
-                    array.resize(index + 1, String::new());
-                }
+                let slot = array.slot(index);
                 if a.append {
-                    array[index].push_str(&value);
+                    slot.push_str(&value);
                 } else {
-                    array[index] = value;
+                    *slot = value;
                 }
             }
             (ast::AssignmentName::ArrayElementName(..), ast::AssignmentValue::Array(_)) => {

@@ -53,6 +53,78 @@ impl Attrs {
     }
 }
 
+/// An indexed array: sparse, as bash's (`a[7]=x` makes one element;
+/// `unset 'a[1]'` leaves a hole).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Indexed {
+    items: BTreeMap<usize, String>,
+}
+
+impl Indexed {
+    pub fn get(&self, index: usize) -> Option<&String> {
+        self.items.get(&index)
+    }
+
+    pub fn first(&self) -> Option<&String> {
+        self.items.get(&0)
+    }
+
+    pub fn set(&mut self, index: usize, value: String) {
+        self.items.insert(index, value);
+    }
+
+    /// The element at `index`, created empty when missing.
+    pub fn slot(&mut self, index: usize) -> &mut String {
+        self.items.entry(index).or_default()
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        self.items.remove(&index);
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// One past the highest index: where `a+=(x)` puts `x`.
+    pub fn next_index(&self) -> usize {
+        self.items.keys().next_back().map_or(0, |i| i + 1)
+    }
+
+    /// A subscript as an index: negative ones count back from
+    /// [`next_index`](Self::next_index); `None` before the start.
+    pub fn resolve(&self, index: i64) -> Option<usize> {
+        if index < 0 {
+            let end = i64::try_from(self.next_index()).ok()?;
+            usize::try_from(end + index).ok()
+        } else {
+            usize::try_from(index).ok()
+        }
+    }
+
+    pub fn keys(&self) -> Vec<usize> {
+        self.items.keys().copied().collect()
+    }
+
+    pub fn values(&self) -> Vec<String> {
+        self.items.values().cloned().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &String)> {
+        self.items.iter().map(|(i, v)| (*i, v))
+    }
+}
+
+impl FromIterator<String> for Indexed {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Self {
+        Self { items: iter.into_iter().enumerate().collect() }
+    }
+}
+
 /// An associative array (`declare -A`): entries in insertion order; listed
 /// in bash's order ([`Assoc::ordered`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -109,7 +181,7 @@ fn bash_hash(key: &str) -> u32 {
 #[derive(Debug, Clone)]
 pub struct SavedArray {
     name: String,
-    array: Option<Vec<String>>,
+    array: Option<Indexed>,
     assoc: Option<Assoc>,
     var: Option<Var>,
     attrs: Option<Attrs>,
@@ -121,7 +193,7 @@ pub struct State {
     /// Global variables.
     pub vars: BTreeMap<String, Var>,
     /// Indexed arrays (`a=(x y)`), global.
-    pub arrays: BTreeMap<String, Vec<String>>,
+    pub arrays: BTreeMap<String, Indexed>,
     /// Associative arrays (`declare -A`), global.
     pub assoc: BTreeMap<String, Assoc>,
     /// `declare -i/-l/-u` attributes, by variable name.

@@ -222,8 +222,7 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
         if array.is_empty() {
             return Some(format!("declare {} {name}\n", flags("a")));
         }
-        let items: Vec<String> =
-            array.iter().enumerate().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
+        let items: Vec<String> = array.iter().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
         return Some(format!("declare {} {name}=({})\n", flags("a"), items.join(" ")));
     }
     match state.get(name) {

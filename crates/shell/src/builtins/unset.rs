@@ -60,12 +60,8 @@ fn unset_element(ctx: &mut Ctx, element: &str) -> i32 {
     };
     let state = ctx.state();
     if let Some(array) = state.arrays.get_mut(name) {
-        let len = i64::try_from(array.len()).unwrap_or(i64::MAX);
-        let i = if index < 0 { len + index } else { index };
-        if let Ok(i) = usize::try_from(i) {
-            if i < array.len() {
-                array.remove(i);
-            }
+        if let Some(i) = array.resolve(index) {
+            array.remove(i);
         } else {
             ctx.shell_error(&format!("unset: [{index}]: bad array subscript"));
             return 1;
