@@ -24,12 +24,13 @@ export declare class NativeSandbox {
    * Runs code; never rejects for a sandbox failure (see `failureCode`).
    * `cancel` is given when the run can be cancelled by an `AbortSignal`.
    * `record` asks for a trace; `replay` (a trace's JSON) answers every
-   * nondeterministic input from it. `leavePending` ends the run when the
-   * script's promise settles, dropping pending timers and calls (by
-   * default the run waits for them). The result comes at once when the
-   * run finishes in its first slice, else as a Promise.
+   * nondeterministic input from it; `stdin` is the script's standard
+   * input. `leavePending` ends the run when the script's promise settles,
+   * dropping pending timers and calls (by default the run waits for
+   * them). The result comes at once when the run finishes in its first
+   * slice, else as a Promise.
    */
-  run(code: string, language: string, cancel?: NativeCancel | undefined | null, record?: boolean | undefined | null, replay?: string | undefined | null, leavePending?: boolean | undefined | null): BindingRunResult | Promise<BindingRunResult>
+  run(code: string, language: string, cancel?: NativeCancel | undefined | null, record?: boolean | undefined | null, replay?: string | undefined | null, stdin?: Uint8Array | undefined | null, leavePending?: boolean | undefined | null): BindingRunResult | Promise<BindingRunResult>
   /**
    * One file-system request (JSON of `FsRequest`, plus the bytes of a
    * write); returns the encoded reply (u32 LE length, JSON, read bytes).

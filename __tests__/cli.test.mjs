@@ -39,6 +39,10 @@ test("cordon run: files, inline JavaScript and shell; the exit status is the scr
     });
     assert.deepEqual(cordon(["run", "-e", "throw new TypeError('bad')"]).status, 1);
     assert.deepEqual(cordon(["run", "-"], "console.log('stdin')"), { stdout: "stdin\n", stderr: "", status: 0 });
+    // A shell run reads cordon's own standard input.
+    assert.deepEqual(cordon(["run", "--shell", "tr a-z A-Z"], "hi\n"), { stdout: "HI\n", stderr: "", status: 0 });
+    assert.deepEqual(cordon(["run", join(dir, "s.sh")], "unread\n"), { stdout: "shell file\n", stderr: "", status: 4 });
+    assert.deepEqual(cordon(["run", "--shell", "wc -l; cat"]), { stdout: "0\n", stderr: "", status: 0 });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

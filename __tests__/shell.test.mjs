@@ -29,6 +29,31 @@ test("a script's stdout, stderr and exit status are its own", async () => {
   await sb.close();
 });
 
+test("run's stdin is the script's standard input: strings, bytes, pipelines, partial reads", async () => {
+  const sb = await Sandbox.create({ limits: { codeBytes: 64 } });
+  const run = async (code, stdin) => outcome(await sb.run(code, { ...sh, stdin }));
+  const ok = (stdout) => ({ stdout, stderr: "", exitCode: 0 });
+  assert.deepEqual(await run("cat", "hello\n"), ok("hello\n"));
+  assert.deepEqual(await run('read a; read b; echo "$b-$a"', "1\n2\n"), ok("2-1\n"));
+  assert.deepEqual(await run("head -n1; echo rest; cat", "a\nb\nc\n"), ok("a\nrest\nb\nc\n"));
+  assert.deepEqual(await run('while read l; do echo "<$l>"; done; echo "[$l]"', "x\ny"), ok("<x>\n[y]\n"));
+  assert.deepEqual(await run("grep -c b | tr 0-9 a-j", "ab\nb\nc\n"), ok("c\n"));
+  assert.deepEqual(await run("jq -c .a", '{"a":[1,2]}'), ok("[1,2]\n"));
+  assert.deepEqual(await run("f() { tr a-z A-Z; }; f", "abc\n"), ok("ABC\n"));
+  assert.deepEqual(await run("wc -c; od -An -tx1", new Uint8Array([0, 255, 10])), ok("3\n"));
+  assert.deepEqual(await run("od -An -tx1", Buffer.from([0, 255, 10])), ok(" 00 ff 0a\n"));
+  // Without stdin, standard input is empty; the session keeps no stdin.
+  assert.deepEqual(await run("cat; read x; echo $?", undefined), ok("1\n"));
+  const refused = async (options, message) =>
+    assert.rejects(sb.run("cat", options), (e) => e instanceof CordonError && e.code === "INVALID_OPTIONS" && e.message === message);
+  await refused({ ...sh, stdin: 5 }, "stdin must be a string or a Uint8Array, got 5");
+  await refused({ ...sh, stdin: "x".repeat(65) }, "stdin is at least 65 bytes, over the limit of 64 (limits.codeBytes)");
+  await refused({ ...sh, stdin: "é".repeat(40) }, "stdin is 80 bytes, over the limit of 64 (limits.codeBytes)");
+  await refused({ stdin: "x" }, 'stdin is for shell runs (language: "shell"); JavaScript runs have no standard input');
+  assert.deepEqual(await run("cat", "x".repeat(64)), ok("x".repeat(64)));
+  await sb.close();
+});
+
 test("a sandbox is a shell session: variables, functions and the directory persist; reset clears them", async () => {
   const sb = await Sandbox.create();
   await sb.run("x=41; greet() { echo \"hi $1\"; }; mkdir -p proj && cd proj", sh);

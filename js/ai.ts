@@ -25,11 +25,8 @@ export interface CodeToolOptions extends SandboxOptions {
   languages?: Language[];
   /** Text put before the generated description of the sandbox. */
   description?: string;
-  /**
-   * Bytes of each of stdout, stderr, the value and the error message that go
-   * back to the model from one run (its head and tail, with how much was
-   * cut). Default 16 KiB. The tool's result in the AI SDK's steps is whole.
-   */
+  /** Bytes of each of stdout, stderr, the value and the error message that go back to the model
+   * from one run (head and tail, with how much was cut). Default 16 KiB; the AI SDK's steps keep it whole. */
   modelOutputBytes?: number;
 }
 
@@ -273,8 +270,13 @@ export interface SandboxProcess {
   kill(): Promise<void>;
 }
 
+/** Spawned with `stdin: true`: the command runs once `stdin` is closed (or at once when killed), with what was written to it. */
+export interface WritableSandboxProcess extends SandboxProcess {
+  readonly stdin: WritableStream<Uint8Array>;
+}
+
 type PathOptions = { path: string; abortSignal?: AbortSignal };
-type WriteOptions<Content> = { path: string; content: Content; abortSignal?: AbortSignal };
+type WriteOptions<Content> = PathOptions & { content: Content };
 
 /**
  * AI SDK 7's `Experimental_SandboxSession`, as {@link createSandboxSession}
@@ -295,9 +297,9 @@ export interface SandboxSession {
   readonly listDirectory: (options: PathOptions) => Promise<{ name: string; type: "file" | "directory" }[] | null>;
   readonly deleteFile: (options: PathOptions) => Promise<boolean>;
   readonly spawn: {
-    /** Commands take no standard input: refused. */
-    (options: SandboxCommandOptions & { stdin: true }): Promise<never>;
-    (options: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess>;
+    (options: SandboxCommandOptions & { stdin: true }): Promise<WritableSandboxProcess>;
+    (options: SandboxCommandOptions & { stdin?: false }): Promise<SandboxProcess>;
+    (options: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess | WritableSandboxProcess>;
   };
   readonly run: (options: SandboxCommandOptions) => Promise<{ exitCode: number; stdout: string; stderr: string }>;
 }
@@ -322,8 +324,9 @@ const streamOf = (bytes: Uint8Array) =>
  * An AI SDK 7 `Experimental_SandboxSession` backed by a cordon sandbox, for
  * `experimental_sandbox`: files are the sandbox's file system, commands run
  * in its shell (each in a subshell starting at `root`, so a `cd` or variable
- * of one command does not leak into the next). Processes have no stdin and
- * stream their output when they end; the session never reaches the host.
+ * of one command does not leak into the next). A process with `stdin` runs
+ * once its stdin is closed; output streams when it ends; the session never
+ * reaches the host.
  */
 export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOptions = {}): SandboxSession {
   const root = options.root ?? "/workspace";
@@ -359,10 +362,14 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
     }
     return `(\n${lines.join("\n")}\n${o.command}\n)`;
   };
-  const run = async (o: { command: string; workingDirectory?: string; env?: Record<string, string>; abortSignal?: AbortSignal }) => {
+  const run = async (o: SandboxCommandOptions & { input?: Uint8Array }) => {
     const code = script(o);
     try {
-      const r = await sandbox.run(code, o.abortSignal ? { language: "shell", signal: o.abortSignal } : { language: "shell" });
+      const r = await sandbox.run(code, {
+        language: "shell",
+        ...(o.abortSignal ? { signal: o.abortSignal } : {}),
+        ...(o.input ? { stdin: o.input } : {}),
+      });
       return { exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
     } catch (err) {
       if (err instanceof CordonError && err.code === "CANCELLED") throw o.abortSignal?.reason ?? err;
@@ -374,22 +381,18 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
       throw err;
     }
   };
-  // Overloaded so that the type says what the code does: a command with
-  // stdin is refused.
-  function spawn(o: SandboxCommandOptions & { stdin: true }): Promise<never>;
-  function spawn(o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess>;
-  async function spawn(o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess> {
-    if (o.stdin) throw new CordonError("INVALID_OPTIONS", "cordon commands take no standard input");
+  const spawn = (async (o: SandboxCommandOptions & { stdin?: boolean }): Promise<SandboxProcess | WritableSandboxProcess> => {
     const controller = new AbortController();
+    const chunks: Uint8Array[] = [];
+    let end: (value?: unknown) => void = () => {};
+    const ended = new Promise((resolve) => controller.signal.addEventListener("abort", (end = resolve), { once: true }));
     const abort = () => controller.abort(o.abortSignal?.reason);
     if (o.abortSignal?.aborted) abort();
     o.abortSignal?.addEventListener("abort", abort, { once: true });
     let killed = false;
-    const done = run({ ...o, abortSignal: controller.signal });
-    const settled = done.then(
-      (r) => r,
-      () => ({ exitCode: 1, stdout: "", stderr: "" }),
-    );
+    const input = o.stdin ? ended.then(() => Buffer.concat(chunks)) : undefined;
+    const done = Promise.resolve(input).then((i) => run({ ...o, abortSignal: controller.signal, input: i }));
+    const settled = done.catch(() => ({ exitCode: 1, stdout: "", stderr: "" }));
     const later = (pick: (r: { stdout: string; stderr: string }) => string) =>
       new ReadableStream<Uint8Array>({
         async start(c) {
@@ -398,7 +401,9 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
           c.close();
         },
       });
+    const stdin = new WritableStream<Uint8Array>({ write: (c) => void chunks.push(c), close: () => end(), abort: () => end() });
     return {
+      ...(o.stdin ? { stdin } : {}),
       stdout: later((r) => r.stdout),
       stderr: later((r) => r.stderr),
       // Killed: 137, as a process ended by SIGKILL; aborted: the abort reason.
@@ -416,7 +421,7 @@ export function createSandboxSession(sandbox: Sandbox, options: SandboxSessionOp
         await settled;
       },
     };
-  }
+  }) as SandboxSession["spawn"];
   return {
     description:
       `A cordon sandbox: a bash-compatible shell with Rust builtins (grep, sed, awk, jq, …) and JavaScript ` +

@@ -7,6 +7,7 @@
 
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { isatty } from "node:tty";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { Sandbox, CordonError, type Capability, type Language, type SandboxOptions } from "./index";
@@ -38,7 +39,8 @@ Options:
 
 Options take their value as \`--timeout 500\` or \`--timeout=500\`. ARGS reach a
 script as process.argv (['cordon', FILE, ...ARGS], as in node) or as $1, $2...
-in the shell; put \`--\` before them when one starts with a dash.
+in the shell; put \`--\` before them when one starts with a dash. A shell run
+reads cordon's own standard input when it is not a terminal.
 
 Exit status: the script's exit status; 125 when the sandbox failed (a limit was
 hit, bad options), with "cordon: CODE: message" on stderr; 2 for usage errors
@@ -276,6 +278,17 @@ function sandboxFailure(err: unknown): number {
 /** `'a b'` for the shell. */
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The CLI's own standard input, for a shell run, when it is not a terminal. */
+function pipedStdin(): { stdin?: Uint8Array } {
+  if (isatty(0)) return {};
+  try {
+    return { stdin: readFileSync(0) };
+  } catch {
+    // Closed or unreadable: the script's standard input is empty.
+    return {};
+  }
+}
+
 async function run(p: Parsed): Promise<number> {
   let code = p.code;
   let language = p.language;
@@ -297,7 +310,7 @@ async function run(p: Parsed): Promise<number> {
       const argv = ["cordon", ...(p.file !== undefined ? [p.file] : []), ...p.args];
       await sb.run(`process.argv = ${JSON.stringify(argv)};`);
     }
-    const r = await sb.run(code, { language });
+    const r = await sb.run(code, { language, ...(language === "shell" ? pipedStdin() : {}) });
     if (p.json) {
       process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
     } else {

@@ -18,7 +18,7 @@ export const SANDBOX_KEYS = [
   "mounts",
   "languages",
 ] as const;
-export const RUN_KEYS = ["language", "signal", "record", "waitForTimers"] as const;
+export const RUN_KEYS = ["language", "signal", "record", "waitForTimers", "stdin"] as const;
 export const LANGUAGES: readonly string[] = ["javascript", "typescript", "shell"];
 
 export const show = (v: unknown): string => {
@@ -202,4 +202,33 @@ export function validateCapabilities(caps: unknown, where = "capabilities"): ass
       throw bad(`${at}.requireApproval`, `expected true or false, got ${show(cap.requireApproval)}`);
     }
   });
+}
+
+/**
+ * `run`'s `stdin`: a string (sent as UTF-8) or bytes, for shell runs, at most
+ * `max` bytes (limits.codeBytes); null when not given.
+ */
+export function validateStdin(value: unknown, language: string, max: number): Uint8Array | null {
+  if (value === undefined || value === null) return null;
+  let bytes: Uint8Array;
+  if (typeof value === "string") {
+    if (!value.isWellFormed()) {
+      throw new CordonError("INVALID_OPTIONS", "stdin contains a lone UTF-16 surrogate; it is not valid Unicode text");
+    }
+    if (value.length > max) {
+      throw new CordonError("INVALID_OPTIONS", `stdin is at least ${value.length} bytes, over the limit of ${max} (limits.codeBytes)`);
+    }
+    bytes = Buffer.from(value, "utf8");
+  } else if (value instanceof Uint8Array) {
+    bytes = value;
+  } else {
+    throw new CordonError("INVALID_OPTIONS", `stdin must be a string or a Uint8Array, got ${show(value)}`);
+  }
+  if (language !== "shell") {
+    throw new CordonError("INVALID_OPTIONS", "stdin is for shell runs (language: \"shell\"); JavaScript runs have no standard input");
+  }
+  if (bytes.length > max) {
+    throw new CordonError("INVALID_OPTIONS", `stdin is ${bytes.length} bytes, over the limit of ${max} (limits.codeBytes)`);
+  }
+  return bytes;
 }

@@ -20,6 +20,7 @@ import {
   validateLimits,
   validateCapabilities,
   validateMounts,
+  validateStdin,
 } from "./options";
 import { normalTools } from "./tools";
 import { prepareScript } from "./scriptsource";
@@ -313,12 +314,13 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
+    const stdin = validateStdin(options.stdin, language, max);
     if (language !== "shell") {
       const prepared = prepareScript(code, language === "typescript");
       if ("error" in prepared) return syntaxError(prepared.error);
       code = prepared.code;
     }
-    const raw = await this.#execute(code, language === "shell" ? "shell" : "javascript", signal, record === true, null, waitForTimers === false);
+    const raw = await this.#execute(code, language === "shell" ? "shell" : "javascript", signal, record === true, null, stdin, waitForTimers === false);
     return toResult(raw);
   }
 
@@ -329,6 +331,7 @@ export class Sandbox {
     signal: AbortSignal | undefined,
     record: boolean,
     replay: string | null,
+    stdin: Uint8Array | null = null,
     leavePending = false,
   ): Promise<NativeRunResult> {
     if (this.#closed) throw new CordonError("CLOSED", "the sandbox is closed");
@@ -337,7 +340,7 @@ export class Sandbox {
     const cancel = signal ? new native.NativeCancel() : null;
     const onAbort = () => cancel?.cancel();
     signal?.addEventListener("abort", onAbort, { once: true });
-    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay, leavePending));
+    const run = this.#enqueue(() => this.#native.run(code, language, cancel, record, replay, stdin, leavePending));
     try {
       const raw = await run.catch((err: unknown) => {
         throw toCordonError(err);

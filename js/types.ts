@@ -261,6 +261,12 @@ export interface RunOptions {
    * what is pending.
    */
   waitForTimers?: boolean;
+  /**
+   * Standard input of a shell run (`read`, `cat`, pipelines): a string (as
+   * UTF-8) or bytes, at most `limits.codeBytes`. Without it, standard input
+   * is empty. JavaScript runs refuse it (`INVALID_OPTIONS`).
+   */
+  stdin?: string | Uint8Array;
 }
 
 /**

@@ -186,7 +186,18 @@ test("a cordon sandbox is an AI SDK 7 sandbox session: files, commands, processe
   assert.equal(await new Response(p.stdout).text(), "2\n");
   assert.equal(await new Response(p.stderr).text(), "");
   assert.deepEqual(await p.wait(), { exitCode: 0 });
-  await assert.rejects(session.spawn({ command: "cat", stdin: true }), (e) => e instanceof CordonError && e.code === "INVALID_OPTIONS");
+  // With stdin, the command runs once stdin is closed, reading what was written.
+  const piped = await session.spawn({ command: "tr a-z A-Z; wc -l < /dev/stdin", stdin: true });
+  const writer = piped.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("one\n"));
+  await writer.write(new TextEncoder().encode("two\n"));
+  await writer.close();
+  assert.equal(await new Response(piped.stdout).text(), "ONE\nTWO\n0\n");
+  assert.deepEqual(await piped.wait(), { exitCode: 0 });
+  assert.equal("stdin" in (await session.spawn({ command: "true" })), false);
+  const waiting = await session.spawn({ command: "cat", stdin: true });
+  await waiting.kill();
+  assert.deepEqual(await waiting.wait(), { exitCode: 137 });
   const looping = await session.spawn({ command: "while true; do :; done" });
   await looping.kill();
   await looping.kill();

@@ -41,17 +41,17 @@ pub fn run(request: &RunRequest) -> RunOutcome {
     SINGLE.set(request.single_language);
     TOOLS.with(|t| t.borrow_mut().clone_from(&request.tools));
     DOCS.with(|d| d.borrow_mut().clone_from(&request.tool_docs));
-    let status = with_shell(&request.code).unwrap_or(2);
+    let status = with_shell(&request.code, request.stdin.clone()).unwrap_or(2);
     RunOutcome { exit_code: status, value: None, error: None }
 }
 
-fn with_shell(script: &str) -> Option<i32> {
+fn with_shell(script: &str, stdin: Vec<u8>) -> Option<i32> {
     SHELL.with(|slot| {
         let mut slot = slot.try_borrow_mut().ok()?;
         let shell = slot.get_or_insert_with(Shell::new);
         let tools = TOOLS.with(|t| t.borrow().clone());
         let mut sys = GuestSystem { tools };
-        Some(shell.run(&mut sys, script))
+        Some(shell.run_with_stdin(&mut sys, script, stdin))
     })
 }
 
@@ -65,7 +65,7 @@ pub fn run_captured(script: &str) -> (Vec<u8>, Vec<u8>, i32) {
             126,
         );
     }
-    let (status, out, mut err) = host::capture(|| with_shell(script));
+    let (status, out, mut err) = host::capture(|| with_shell(script, Vec::new()));
     match status {
         Some(status) => (out, err, status),
         None => {
@@ -241,7 +241,7 @@ impl System for GuestSystem {
         tools
     }
 
-    fn javascript(&mut self, code: &str, _args: &[String], _stdin: &[u8]) -> JsOutcome {
+    fn javascript(&mut self, code: &str, _args: &[String], stdin: &[u8]) -> JsOutcome {
         if SINGLE.get() {
             return JsOutcome {
                 stdout: Vec::new(),
@@ -258,6 +258,7 @@ impl System for GuestSystem {
             // Both languages are on (or this returned above); JavaScript
             // inside the shell has no `shell()` in any case.
             single_language: false,
+            stdin: stdin.to_vec(),
             leave_pending: false,
         };
         let (outcome, stdout, stderr) = host::capture(|| crate::js::run_nested(&request));

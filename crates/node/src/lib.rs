@@ -605,10 +605,11 @@ impl NativeSandbox {
     /// Runs code; never rejects for a sandbox failure (see `failureCode`).
     /// `cancel` is given when the run can be cancelled by an `AbortSignal`.
     /// `record` asks for a trace; `replay` (a trace's JSON) answers every
-    /// nondeterministic input from it. `leavePending` ends the run when the
-    /// script's promise settles, dropping pending timers and calls (by
-    /// default the run waits for them). The result comes at once when the
-    /// run finishes in its first slice, else as a Promise.
+    /// nondeterministic input from it; `stdin` is the script's standard
+    /// input. `leavePending` ends the run when the script's promise settles,
+    /// dropping pending timers and calls (by default the run waits for
+    /// them). The result comes at once when the run finishes in its first
+    /// slice, else as a Promise.
     #[napi(ts_return_type = "BindingRunResult | Promise<BindingRunResult>")]
     #[allow(
         clippy::too_many_arguments,
@@ -622,6 +623,7 @@ impl NativeSandbox {
         cancel: Option<&NativeCancel>,
         record: Option<bool>,
         replay: Option<String>,
+        #[napi(ts_arg_type = "Uint8Array | undefined | null")] stdin: Option<Buffer>,
         leave_pending: Option<bool>,
     ) -> Result<Now<'env, BindingRunResult>> {
         let Some(language) = Language::parse(&language) else {
@@ -644,9 +646,10 @@ impl NativeSandbox {
         };
         let sandbox = Arc::clone(&self.inner);
         let cancel = cancel.map(|c| c.flag.clone()).unwrap_or_default();
+        let stdin = stdin.map(|b| b.to_vec()).unwrap_or_default();
         let leave_pending = leave_pending.unwrap_or(false);
         driver::start(env, async move {
-            Ok(match sandbox.run_traced(&code, language, cancel, mode, leave_pending).await {
+            Ok(match sandbox.run_traced(&code, language, stdin, cancel, mode, leave_pending).await {
                 Ok(report) => from_report(report, None),
                 Err(failure) => from_failure(failure),
             })

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use cordon_protocol::{decode, encode, Language, RunRequest};
-//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![], single_language: false, leave_pending: false };
+//! let req = RunRequest { language: Language::Javascript, code: "return 1".into(), output_limit: 1024, tools: vec![], tool_docs: vec![], single_language: false, stdin: vec![], leave_pending: false };
 //! let bytes = encode(&req).unwrap();
 //! let back: RunRequest = decode(&bytes).unwrap();
 //! assert_eq!(back, req);
@@ -17,7 +17,7 @@
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 /// Version of this contract. The host refuses a guest that reports another.
-pub const PROTOCOL_VERSION: u32 = 7;
+pub const PROTOCOL_VERSION: u32 = 8;
 
 /// Names of the functions and memory the two sides share.
 pub mod abi {
@@ -119,6 +119,79 @@ pub struct RunRequest {
     /// process waits for its event loop to empty).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub leave_pending: bool,
+    /// The run's standard input (base64 in the encoding); empty when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "base64")]
+    pub stdin: Vec<u8>,
+}
+
+/// Standard base64 (with padding) for byte fields, so bytes cross as a
+/// string instead of an array of numbers.
+mod base64 {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&encode(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        decode(&text).ok_or_else(|| D::Error::custom("malformed base64"))
+    }
+
+    fn digit(value: u32) -> char {
+        ALPHABET.get((value & 63) as usize).map_or('=', |&c| char::from(c))
+    }
+
+    pub fn encode(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+            for i in 0..4 {
+                out.push(if i <= chunk.len() { digit(n >> (18 - 6 * i)) } else { '=' });
+            }
+        }
+        out
+    }
+
+    pub fn decode(text: &str) -> Option<Vec<u8>> {
+        let bytes = text.as_bytes();
+        if !bytes.len().is_multiple_of(4) {
+            return None;
+        }
+        let groups = bytes.len() / 4;
+        let mut out = Vec::with_capacity(groups * 3);
+        for (index, chunk) in bytes.chunks(4).enumerate() {
+            let pad = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+            if pad > 2 || (pad > 0 && index + 1 != groups) {
+                return None;
+            }
+            let mut n = 0u32;
+            for &c in chunk.iter().take(4 - pad) {
+                let v = ALPHABET.iter().position(|&a| a == c)?;
+                n = (n << 6) | u32::try_from(v).ok()?;
+            }
+            n <<= 6 * pad;
+            out.extend(n.to_be_bytes().into_iter().skip(1).take(3 - pad));
+        }
+        Some(out)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn round_trips() {
+            for len in 0..70 {
+                let data: Vec<u8> = (0..len).map(|i| (i * 37 + 11) as u8).collect();
+                assert_eq!(super::decode(&super::encode(&data)), Some(data));
+            }
+            assert_eq!(super::encode(b"hi\n"), "aGkK");
+            assert_eq!(super::decode("aGk="), Some(b"hi".to_vec()));
+            assert_eq!(super::decode("aG=k"), None);
+            assert_eq!(super::decode("a*k="), None);
+        }
+    }
 }
 
 /// What a tool is, as the embedder described it.

@@ -13,6 +13,7 @@ fn run_request_encoding_is_stable() {
         tools: vec!["stripe.charges.create".into()],
         tool_docs: vec![],
         single_language: false,
+        stdin: vec![],
         leave_pending: false,
     };
     let bytes = encode(&req).unwrap();
@@ -21,6 +22,10 @@ fn run_request_encoding_is_stable() {
         r#"{"language":"javascript","code":"return 1","output_limit":7,"tools":["stripe.charges.create"]}"#
     );
     assert_eq!(decode::<RunRequest>(&bytes).unwrap(), req);
+    let with_stdin = RunRequest { stdin: b"a\xffb\n".to_vec(), ..req };
+    let bytes = encode(&with_stdin).unwrap();
+    assert!(std::str::from_utf8(&bytes).unwrap().ends_with(r#""stdin":"Yf9iCg=="}"#));
+    assert_eq!(decode::<RunRequest>(&bytes).unwrap(), with_stdin);
 }
 
 #[test]

@@ -545,15 +545,18 @@ impl Sandbox {
         language: Language,
         cancel: CancelFlag,
     ) -> Result<RunReport, RunFailure> {
-        self.run_traced(code, language, cancel, TraceMode::Off, false).await
+        self.run_traced(code, language, Vec::new(), cancel, TraceMode::Off, false).await
     }
 
-    /// [`run`](Self::run), recording its nondeterministic inputs or replaying
-    /// a trace (no tool is called then; the trace answers).
+    /// [`run`](Self::run) with `stdin` as the script's standard input,
+    /// recording its nondeterministic inputs or replaying a trace (no tool is
+    /// called then; the trace answers). `stdin` counts against
+    /// `limits.codeBytes`, like the code.
     pub async fn run_traced(
         &self,
         code: &str,
         language: Language,
+        stdin: Vec<u8>,
         cancel: CancelFlag,
         mode: TraceMode,
         leave_pending: bool,
@@ -564,6 +567,16 @@ impl Sandbox {
                 ErrorCode::InvalidCode,
                 format!(
                     "the code is {code_len} bytes, over the limit of {} (limits.codeBytes)",
+                    self.limits.code_bytes
+                ),
+            ));
+        }
+        let stdin_len = u64::try_from(stdin.len()).unwrap_or(u64::MAX);
+        if stdin_len > self.limits.code_bytes {
+            return Err(RunFailure::new(
+                ErrorCode::InvalidOptions,
+                format!(
+                    "stdin is {stdin_len} bytes, over the limit of {} (limits.codeBytes)",
                     self.limits.code_bytes
                 ),
             ));
@@ -616,6 +629,7 @@ impl Sandbox {
             tools,
             tool_docs,
             single_language: self.single_language.load(std::sync::atomic::Ordering::Relaxed),
+            stdin,
             leave_pending,
         };
         let meter = Arc::new(CpuMeter::default());

@@ -79,6 +79,13 @@ impl Interp<'_> {
     ) -> Result<i64, ExpandError> {
         match target {
             ArithmeticTarget::Variable(name) => self.arith_var(name, depth),
+            ArithmeticTarget::ArrayElement(name, index) if self.state.assoc.contains_key(name) => {
+                let key = assoc_key(index);
+                match self.state.assoc.get(name).and_then(|a| a.get(&key)).map(str::to_string) {
+                    Some(v) => self.arith_eval_str(&v, depth + 1),
+                    None => Ok(0),
+                }
+            }
             ArithmeticTarget::ArrayElement(name, index) => {
                 let i = self.arith_eval(index, expr, depth)?;
                 let value = self
@@ -109,19 +116,21 @@ impl Interp<'_> {
                     return Err(self.arith_error(name, "readonly variable"));
                 }
             }
+            ArithmeticTarget::ArrayElement(name, index) if self.state.assoc.contains_key(name) => {
+                let key = assoc_key(index);
+                if self.state.readonly.contains(name) {
+                    return Err(self.arith_error(name, "readonly variable"));
+                }
+                if let Some(assoc) = self.state.assoc.get_mut(name) {
+                    assoc.set(&key, value.to_string());
+                }
+            }
             ArithmeticTarget::ArrayElement(name, index) => {
                 let i = self.arith_eval(index, expr, depth)?;
                 let Ok(i) = usize::try_from(i) else {
                     return Err(self.arith_error(expr, "bad array subscript"));
                 };
-                if i > 100_000 {
-                    return Err(self.arith_error(expr, "array index too large"));
-                }
-                let array = self.state.arrays.entry(name.clone()).or_default();
-                if array.len() <= i {
-                    array.resize(i + 1, String::new());
-                }
-                array[i] = value.to_string();
+                self.state.arrays.entry(name.clone()).or_default().set(i, value.to_string());
             }
         }
         Ok(())
@@ -239,5 +248,15 @@ impl Interp<'_> {
             BinaryOperator::LogicalAnd => i64::from(l != 0 && r != 0),
             BinaryOperator::LogicalOr => i64::from(l != 0 || r != 0),
         })
+    }
+}
+
+/// The key of an associative array's element in arithmetic (`m[k]`,
+/// `m[$w]` after expansion): the subscript's text, not its value.
+fn assoc_key(index: &ArithmeticExpr) -> String {
+    match index {
+        ArithmeticExpr::Reference(ArithmeticTarget::Variable(name)) => name.clone(),
+        ArithmeticExpr::Literal(n) => n.to_string(),
+        other => other.to_string(),
     }
 }

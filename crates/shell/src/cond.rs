@@ -47,7 +47,7 @@ impl Interp<'_> {
                                 true
                             }
                             None => {
-                                self.state.arrays.insert("BASH_REMATCH".into(), Vec::new());
+                                self.state.arrays.insert("BASH_REMATCH".into(), Default::default());
                                 false
                             }
                         }

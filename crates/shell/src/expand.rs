@@ -321,22 +321,36 @@ impl Interp<'_> {
             }
             Parameter::Special(p) => self.special(p),
             Parameter::Named(name) => self.named(name),
+            Parameter::NamedWithIndex { name, index } if self.state.assoc.contains_key(name) => {
+                let key = self.expand_string(index)?;
+                self.state
+                    .assoc
+                    .get(name)
+                    .and_then(|a| a.get(&key))
+                    .map_or(Value::Unset, |v| Value::Str(v.to_string()))
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } if self.state.assoc.contains_key(name) => {
+                let values = self
+                    .state
+                    .assoc
+                    .get(name)
+                    .map(|a| a.ordered().into_iter().map(|(_, v)| v.to_string()).collect())
+                    .unwrap_or_default();
+                Value::Fields(values, *concatenate)
+            }
             Parameter::NamedWithIndex { name, index } => {
                 let i = self.arith_text(index)?;
                 match self.state.arrays.get(name) {
-                    Some(array) => {
-                        let i = if i < 0 { i64::try_from(array.len()).unwrap_or(0) + i } else { i };
-                        usize::try_from(i)
-                            .ok()
-                            .and_then(|i| array.get(i))
-                            .map_or(Value::Unset, |v| Value::Str(v.clone()))
-                    }
+                    Some(array) => array
+                        .resolve(i)
+                        .and_then(|i| array.get(i))
+                        .map_or(Value::Unset, |v| Value::Str(v.clone())),
                     None if i == 0 => self.named(name),
                     None => Value::Unset,
                 }
             }
             Parameter::NamedWithAllIndices { name, concatenate } => match self.state.arrays.get(name) {
-                Some(array) => Value::Fields(array.clone(), *concatenate),
+                Some(array) => Value::Fields(array.values(), *concatenate),
                 None => match self.state.get(name) {
                     Some(v) => Value::Fields(vec![v.to_string()], *concatenate),
                     None => Value::Fields(Vec::new(), *concatenate),
@@ -535,7 +549,22 @@ impl Interp<'_> {
                     Some(l) => Some(self.arith_text(&l.value)?),
                     None => None,
                 };
+                let sparse = match parameter {
+                    Parameter::NamedWithAllIndices { name, .. } => self.state.arrays.get(name),
+                    _ => None,
+                };
                 let value = match value {
+                    // ${a[@]:i:n}: the elements from index i on (arrays are sparse).
+                    Value::Fields(_, join) if sparse.is_some() => {
+                        let array = sparse.cloned().unwrap_or_default();
+                        let items: Vec<String> = match array.resolve(offset) {
+                            Some(start) => {
+                                array.iter().filter(|(i, _)| *i >= start).map(|(_, v)| v.clone()).collect()
+                            }
+                            None => Vec::new(),
+                        };
+                        Value::Fields(slice(&items, 0, length), join)
+                    }
                     Value::Fields(v, join) => {
                         // ${@:2}: positional parameters from $2.
                         let from_positional = matches!(parameter, Parameter::Special(_));
@@ -595,17 +624,29 @@ impl Interp<'_> {
                     .vars
                     .keys()
                     .chain(self.state.arrays.keys())
+                    .chain(self.state.assoc.keys())
                     .filter(|n| n.starts_with(prefix.as_str()))
                     .cloned()
                     .collect();
                 self.push_value(Value::Fields(names, *concatenate), quoted, out);
             }
+            ParameterExpr::MemberKeys { variable_name, concatenate }
+                if self.state.assoc.contains_key(variable_name) =>
+            {
+                let keys = self
+                    .state
+                    .assoc
+                    .get(variable_name)
+                    .map(|a| a.ordered().into_iter().map(|(k, _)| k.to_string()).collect())
+                    .unwrap_or_default();
+                self.push_value(Value::Fields(keys, *concatenate), quoted, out);
+            }
             ParameterExpr::MemberKeys { variable_name, concatenate } => {
-                let n = match self.state.arrays.get(variable_name) {
-                    Some(a) => a.len(),
-                    None => usize::from(self.state.is_set(variable_name)),
+                let keys = match self.state.arrays.get(variable_name) {
+                    Some(a) => a.keys().into_iter().map(|i| i.to_string()).collect(),
+                    None if self.state.is_set(variable_name) => vec!["0".to_string()],
+                    None => Vec::new(),
                 };
-                let keys = (0..n).map(|i| i.to_string()).collect();
                 self.push_value(Value::Fields(keys, *concatenate), quoted, out);
             }
         }

@@ -1,7 +1,6 @@
 //! Walks the syntax tree `brush-parser` produces: lists, pipelines,
 //! compound commands, redirections and simple commands.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use brush_parser::ast::{self, SourceLocation};
@@ -10,7 +9,7 @@ use crate::builtins;
 use crate::ctx::{Ctx, Io};
 use crate::expand::ExpandError;
 use crate::io::{input, output, Output, Sink};
-use crate::state::{State, Var};
+use crate::state::{Indexed, State, Var};
 use crate::system::{Stream, System, WriteMode};
 
 /// How deep functions, `eval`, `source` and command substitutions may nest.
@@ -114,7 +113,13 @@ fn token_at(script: &str, index: usize) -> String {
     rest.split(|c: char| c.is_whitespace() || ";&|()<>".contains(c)).next().unwrap_or_default().to_string()
 }
 
-pub(crate) fn run_script(state: &mut State, sys: &mut dyn System, script: &str, name: &str) -> i32 {
+pub(crate) fn run_script(
+    state: &mut State,
+    sys: &mut dyn System,
+    script: &str,
+    name: &str,
+    stdin: Vec<u8>,
+) -> i32 {
     let seed = sys.now_ms();
     let err = output(Sink::Host(Stream::Stderr));
     let mut interp = Interp {
@@ -132,7 +137,7 @@ pub(crate) fn run_script(state: &mut State, sys: &mut dyn System, script: &str, 
         random: seed | 1,
         aborted: false,
     };
-    let io = Io { stdin: input(Vec::new()), stdout: output(Sink::Host(Stream::Stdout)), stderr: err };
+    let io = Io { stdin: input(stdin), stdout: output(Sink::Host(Stream::Stdout)), stderr: err };
     let status = interp.run_source(script, &io);
     let status = match interp.flow.take() {
         Some(Flow::Exit(code)) => code,
@@ -604,7 +609,7 @@ impl Interp<'_> {
         for (word, assignment) in &words {
             let expanded = match assignment {
                 Some(a) if argv.first().is_some_and(|c| is_declaration(c)) => {
-                    self.assignment_text(a).map(|s| vec![s])
+                    self.assignment_text(a, &argv).map(|s| vec![s])
                 }
                 _ => self.expand_fields(&word.value),
             };
@@ -658,16 +663,45 @@ impl Interp<'_> {
 
     /// `name=value` for a declaration builtin's argument (`local x=$y`
     /// does not split `$y`).
-    fn assignment_text(&mut self, a: &ast::Assignment) -> Result<String, ExpandError> {
-        let name = assignment_name(a);
+    /// An array value (`declare -A m=([k]=v)`) is assigned here, as the
+    /// kind the flags so far in `argv` ask for; the builtin gets the name.
+    fn assignment_text(&mut self, a: &ast::Assignment, argv: &[String]) -> Result<String, ExpandError> {
+        let name = assignment_name(a).to_string();
         match &a.value {
             ast::AssignmentValue::Scalar(w) => {
                 let value = self.expand_string(&w.value)?;
                 Ok(format!("{name}{}={value}", if a.append { "+" } else { "" }))
             }
             ast::AssignmentValue::Array(_) => {
-                self.report(&format!("{name}: arrays in declarations are not supported"));
-                Err(ExpandError::Reported { fatal: false, status: 1 })
+                let flags: String = argv
+                    .iter()
+                    .skip(1)
+                    .filter_map(|w| w.strip_prefix('-'))
+                    .filter(|f| !f.contains('='))
+                    .collect();
+                let local = argv.first().is_some_and(|c| c == "local") || !flags.contains('g');
+                if local && !self.state.locals.is_empty() {
+                    self.state.local_array(&name);
+                }
+                if flags.contains('A') && !self.state.assoc.contains_key(&name) {
+                    self.state.vars.remove(&name);
+                    self.state.arrays.remove(&name);
+                    self.state.assoc.insert(name.clone(), Default::default());
+                }
+                for (flag, set) in [('i', 0), ('l', 1), ('u', 2)] {
+                    if flags.contains(flag) {
+                        let attrs = self.state.attrs.entry(name.clone()).or_default();
+                        match set {
+                            0 => attrs.integer = true,
+                            1 => (attrs.lower, attrs.upper) = (true, false),
+                            _ => (attrs.upper, attrs.lower) = (true, false),
+                        }
+                    }
+                }
+                match self.assign(a, false) {
+                    Ok(()) => Ok(name),
+                    Err(status) => Err(ExpandError::Reported { fatal: false, status }),
+                }
             }
         }
     }
@@ -681,13 +715,12 @@ impl Interp<'_> {
         }
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Scalar(w)) => {
-                let mut value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
-                if a.append {
-                    value = format!("{}{value}", self.state.get(&name).unwrap_or_default());
-                }
+                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                let old = self.state.get(&name).unwrap_or_default().to_string();
+                let value = self.attributed(&name, &old, value, a.append)?;
                 if self.state.arrays.contains_key(&name) && !exported {
-                    if let Some(first) = self.state.arrays.get_mut(&name).and_then(|v| v.first_mut()) {
-                        *first = value;
+                    if let Some(array) = self.state.arrays.get_mut(&name) {
+                        array.set(0, value);
                     }
                     return Ok(());
                 }
@@ -697,28 +730,81 @@ impl Interp<'_> {
                     self.state.set(&name, value);
                 }
             }
+            (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items))
+                if self.state.assoc.contains_key(&name) =>
+            {
+                let mut assoc = if a.append {
+                    self.state.assoc.get(&name).cloned().unwrap_or_default()
+                } else {
+                    Default::default()
+                };
+                let mut pending: Option<String> = None;
+                for (key, word) in items {
+                    let value = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                    match key {
+                        Some(key) => {
+                            let key = self.expand_string(&key.value).map_err(|e| self.expansion_failed(e))?;
+                            let old = assoc.get(&key).unwrap_or_default().to_string();
+                            let value = self.attributed(&name, &old, value, false)?;
+                            assoc.set(&key, value);
+                        }
+                        // `a=(k1 v1 k2 v2)`: keys and values in turn.
+                        None => match pending.take() {
+                            Some(key) => {
+                                let value = self.attributed(&name, "", value, false)?;
+                                assoc.set(&key, value);
+                            }
+                            None => pending = Some(value),
+                        },
+                    }
+                }
+                if let Some(key) = pending {
+                    assoc.set(&key, String::new());
+                }
+                self.state.assoc.insert(name, assoc);
+            }
+            (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w))
+                if self.state.assoc.contains_key(&name) =>
+            {
+                let key = self.expand_string(index).map_err(|e| self.expansion_failed(e))?;
+                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                if key.is_empty() {
+                    self.report(&format!("{name}[{index}]: bad array subscript"));
+                    return Err(1);
+                }
+                let old =
+                    self.state.assoc.get(&name).and_then(|m| m.get(&key)).unwrap_or_default().to_string();
+                let value = self.attributed(&name, &old, value, a.append)?;
+                if let Some(assoc) = self.state.assoc.get_mut(&name) {
+                    assoc.set(&key, value);
+                }
+            }
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items)) => {
-                let mut values = if a.append {
+                let mut values: Indexed = if a.append {
                     self.state.arrays.get(&name).cloned().unwrap_or_default()
                 } else {
-                    Vec::new()
+                    Indexed::default()
                 };
+                // An element without `[i]=` goes after the previous one.
+                let mut next = values.next_index();
                 for (key, word) in items {
                     let fields = self.expand_fields(&word.value).map_err(|e| self.expansion_failed(e))?;
                     match key {
                         Some(key) => {
                             let index = self.arith_text(&key.value).map_err(|e| self.expansion_failed(e))?;
-                            let index = usize::try_from(index).unwrap_or(0);
-                            if index > 100_000 {
-                                self.report(&format!("{name}[{index}]: array index too large"));
+                            let Some(index) = values.resolve(index) else {
+                                self.report(&format!("{name}[{index}]: bad array subscript"));
                                 return Err(1);
-                            }
-                            if values.len() <= index {
-                                values.resize(index + 1, String::new());
-                            }
-                            values[index] = fields.join(" ");
+                            };
+                            values.set(index, fields.join(" "));
+                            next = index + 1;
                         }
-                        None => values.extend(fields),
+                        None => {
+                            for field in fields {
+                                values.set(next, field);
+                                next += 1;
+                            }
+                        }
                     }
                 }
                 self.state.vars.remove(&name);
@@ -727,23 +813,21 @@ impl Interp<'_> {
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
                 let index = self.arith_text(index).map_err(|e| self.expansion_failed(e))?;
                 let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
-                let Ok(index) = usize::try_from(index) else {
+                let resolved = match self.state.arrays.get(&name) {
+                    Some(array) => array.resolve(index),
+                    None => usize::try_from(index).ok(),
+                };
+                let Some(index) = resolved else {
                     self.report(&format!("{name}[{index}]: bad array subscript"));
                     return Err(1);
                 };
-                if index > 100_000 {
-                    self.report(&format!("{name}[{index}]: array index too large"));
-                    return Err(1);
-                }
                 let scalar = self.state.vars.remove(&name).map(|v| v.value);
                 let array = self.state.arrays.entry(name).or_insert_with(|| scalar.into_iter().collect());
-                if array.len() <= index {
-                    array.resize(index + 1, String::new());
-                }
+                let slot = array.slot(index);
                 if a.append {
-                    array[index].push_str(&value);
+                    slot.push_str(&value);
                 } else {
-                    array[index] = value;
+                    *slot = value;
                 }
             }
             (ast::AssignmentName::ArrayElementName(..), ast::AssignmentValue::Array(_)) => {
@@ -752,6 +836,28 @@ impl Interp<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A value as variable `name` stores it: arithmetic under `-i` (added to
+    /// `old` for `+=`), else appended to `old` for `+=`; cased under `-l`/`-u`.
+    pub(crate) fn attributed(
+        &mut self,
+        name: &str,
+        old: &str,
+        value: String,
+        append: bool,
+    ) -> Result<String, i32> {
+        let attrs = self.state.attrs.get(name).copied().unwrap_or_default();
+        let value = if attrs.integer {
+            let n = self.arith_text(&value).map_err(|e| self.expansion_failed(e))?;
+            let base = if append { self.arith_text(old).map_err(|e| self.expansion_failed(e))? } else { 0 };
+            base.wrapping_add(n).to_string()
+        } else if append {
+            format!("{old}{value}")
+        } else {
+            value
+        };
+        Ok(attrs.apply(value))
     }
 
     /// Runs a command by name: a function, a builtin or a script file.
@@ -857,7 +963,7 @@ impl Interp<'_> {
         }
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
-        self.state.locals.push(BTreeMap::new());
+        self.state.push_frame();
         self.depth += 1;
         let loops = std::mem::replace(&mut self.loops, 0);
         let line = self.line;
@@ -867,7 +973,7 @@ impl Interp<'_> {
         self.line = line;
         self.loops = loops;
         self.depth -= 1;
-        self.state.locals.pop();
+        self.state.pop_frame();
         self.state.positional = positional;
         if let Some(Flow::Return(code)) = self.flow {
             self.flow = None;

@@ -44,7 +44,12 @@ impl Shell {
     /// Runs `script` to completion; returns its exit status. Output goes to
     /// the system's streams as it is produced.
     pub fn run(&mut self, sys: &mut dyn System, script: &str) -> i32 {
-        interp::run_script(&mut self.state, sys, script, "cordon")
+        interp::run_script(&mut self.state, sys, script, "cordon", Vec::new())
+    }
+
+    /// [`run`](Self::run) with `stdin` as the script's standard input.
+    pub fn run_with_stdin(&mut self, sys: &mut dyn System, script: &str, stdin: Vec<u8>) -> i32 {
+        interp::run_script(&mut self.state, sys, script, "cordon", stdin)
     }
 
     pub fn state(&self) -> &State {

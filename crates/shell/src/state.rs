@@ -29,13 +29,178 @@ pub struct Var {
     pub exported: bool,
 }
 
+/// `declare` attributes that change how a variable's values are stored.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Attrs {
+    /// `-i`: assignments are arithmetic.
+    pub integer: bool,
+    /// `-l`: values are lowercased.
+    pub lower: bool,
+    /// `-u`: values are uppercased.
+    pub upper: bool,
+}
+
+impl Attrs {
+    /// The value as stored under `-l` / `-u` (`-i` is evaluated by the caller).
+    pub fn apply(self, value: String) -> String {
+        if self.lower {
+            value.to_lowercase()
+        } else if self.upper {
+            value.to_uppercase()
+        } else {
+            value
+        }
+    }
+}
+
+/// An indexed array: sparse, as bash's (`a[7]=x` makes one element;
+/// `unset 'a[1]'` leaves a hole).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Indexed {
+    items: BTreeMap<usize, String>,
+}
+
+impl Indexed {
+    pub fn get(&self, index: usize) -> Option<&String> {
+        self.items.get(&index)
+    }
+
+    pub fn first(&self) -> Option<&String> {
+        self.items.get(&0)
+    }
+
+    pub fn set(&mut self, index: usize, value: String) {
+        self.items.insert(index, value);
+    }
+
+    /// The element at `index`, created empty when missing.
+    pub fn slot(&mut self, index: usize) -> &mut String {
+        self.items.entry(index).or_default()
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        self.items.remove(&index);
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// One past the highest index: where `a+=(x)` puts `x`.
+    pub fn next_index(&self) -> usize {
+        self.items.keys().next_back().map_or(0, |i| i + 1)
+    }
+
+    /// A subscript as an index: negative ones count back from
+    /// [`next_index`](Self::next_index); `None` before the start.
+    pub fn resolve(&self, index: i64) -> Option<usize> {
+        if index < 0 {
+            let end = i64::try_from(self.next_index()).ok()?;
+            usize::try_from(end + index).ok()
+        } else {
+            usize::try_from(index).ok()
+        }
+    }
+
+    pub fn keys(&self) -> Vec<usize> {
+        self.items.keys().copied().collect()
+    }
+
+    pub fn values(&self) -> Vec<String> {
+        self.items.values().cloned().collect()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &String)> {
+        self.items.iter().map(|(i, v)| (*i, v))
+    }
+}
+
+impl FromIterator<String> for Indexed {
+    fn from_iter<I: IntoIterator<Item = String>>(iter: I) -> Self {
+        Self { items: iter.into_iter().enumerate().collect() }
+    }
+}
+
+/// An associative array (`declare -A`): entries in insertion order; listed
+/// in bash's order ([`Assoc::ordered`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assoc {
+    entries: Vec<(String, String)>,
+}
+
+impl Assoc {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// Sets a key, keeping its place when it exists.
+    pub fn set(&mut self, key: &str, value: String) {
+        match self.entries.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key.to_string(), value)),
+        }
+    }
+
+    pub fn remove(&mut self, key: &str) {
+        self.entries.retain(|(k, _)| k != key);
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entries in the order bash lists them: bash keeps them in a hash
+    /// table of 1024 buckets (FNV-1 hash of the key), each bucket's newest
+    /// entry first, and walks the buckets in order.
+    pub fn ordered(&self) -> Vec<(&str, &str)> {
+        let mut order: Vec<(u32, usize)> =
+            self.entries.iter().enumerate().map(|(i, (k, _))| (bash_hash(k) & 1023, i)).collect();
+        order.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+        order
+            .into_iter()
+            .filter_map(|(_, i)| self.entries.get(i))
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect()
+    }
+}
+
+/// bash's `hash_string`: 32-bit FNV-1.
+fn bash_hash(key: &str) -> u32 {
+    key.bytes().fold(2_166_136_261u32, |h, b| h.wrapping_mul(16_777_619) ^ u32::from(b))
+}
+
+/// What `local -a/-A NAME` hid: restored when the function returns.
+#[derive(Debug, Clone)]
+pub struct SavedArray {
+    name: String,
+    array: Option<Indexed>,
+    assoc: Option<Assoc>,
+    var: Option<Var>,
+    attrs: Option<Attrs>,
+}
+
 /// Everything a script can change that outlives one command.
 #[derive(Debug, Default, Clone)]
 pub struct State {
     /// Global variables.
     pub vars: BTreeMap<String, Var>,
     /// Indexed arrays (`a=(x y)`), global.
-    pub arrays: BTreeMap<String, Vec<String>>,
+    pub arrays: BTreeMap<String, Indexed>,
+    /// Associative arrays (`declare -A`), global.
+    pub assoc: BTreeMap<String, Assoc>,
+    /// `declare -i/-l/-u` attributes, by variable name.
+    pub attrs: BTreeMap<String, Attrs>,
+    /// Per function call, the arrays its `local -a/-A` hid, restored when
+    /// it returns (bash's dynamic scope): name, array, associative array.
+    pub saved_arrays: Vec<Vec<SavedArray>>,
     /// One frame per active function call: its `local` variables (`None`:
     /// declared but unset).
     pub locals: Vec<BTreeMap<String, Option<Var>>>,
@@ -80,7 +245,15 @@ impl State {
         if let Some(var) = self.vars.get(name) {
             return Some(var.value.as_str());
         }
+        if let Some(assoc) = self.assoc.get(name) {
+            return assoc.get("0");
+        }
         self.arrays.get(name).and_then(|a| a.first()).map(String::as_str)
+    }
+
+    /// Whether `name` is an array of either kind.
+    pub fn is_array(&self, name: &str) -> bool {
+        self.arrays.contains_key(name) || self.assoc.contains_key(name)
     }
 
     pub fn is_set(&self, name: &str) -> bool {
@@ -93,7 +266,10 @@ impl State {
         if self.readonly.contains(name) {
             return false;
         }
-        let value = value.into();
+        let mut value = value.into();
+        if let Some(attrs) = self.attrs.get(name) {
+            value = attrs.apply(value);
+        }
         self.pending_export.remove(name);
         for frame in self.locals.iter_mut().rev() {
             if let Some(slot) = frame.get_mut(name) {
@@ -101,6 +277,10 @@ impl State {
                 *slot = Some(Var { value, exported });
                 return true;
             }
+        }
+        if let Some(assoc) = self.assoc.get_mut(name) {
+            assoc.set("0", value);
+            return true;
         }
         match self.vars.get_mut(name) {
             Some(var) => var.value = value,
@@ -150,7 +330,59 @@ impl State {
         }
         self.vars.remove(name);
         self.arrays.remove(name);
+        self.assoc.remove(name);
+        self.attrs.remove(name);
         self.pending_export.remove(name);
+        true
+    }
+
+    /// Enters a function call.
+    pub fn push_frame(&mut self) {
+        self.locals.push(BTreeMap::new());
+        self.saved_arrays.push(Vec::new());
+    }
+
+    /// Leaves a function call: its locals go, the arrays they hid return.
+    pub fn pop_frame(&mut self) {
+        self.locals.pop();
+        for saved in self.saved_arrays.pop().unwrap_or_default().into_iter().rev() {
+            let name = saved.name;
+            self.arrays.remove(&name);
+            self.assoc.remove(&name);
+            self.attrs.remove(&name);
+            self.vars.remove(&name);
+            if let Some(a) = saved.array {
+                self.arrays.insert(name.clone(), a);
+            }
+            if let Some(a) = saved.assoc {
+                self.assoc.insert(name.clone(), a);
+            }
+            if let Some(v) = saved.var {
+                self.vars.insert(name.clone(), v);
+            }
+            if let Some(a) = saved.attrs {
+                self.attrs.insert(name, a);
+            }
+        }
+    }
+
+    /// Makes the array (or attributed variable) `name` local to the current
+    /// function: what it was is saved and it starts empty. `false` outside a
+    /// function.
+    pub fn local_array(&mut self, name: &str) -> bool {
+        let Some(frame) = self.saved_arrays.last_mut() else {
+            return false;
+        };
+        if frame.iter().any(|s| s.name == name) {
+            return true;
+        }
+        frame.push(SavedArray {
+            name: name.to_string(),
+            array: self.arrays.remove(name),
+            assoc: self.assoc.remove(name),
+            var: self.vars.remove(name),
+            attrs: self.attrs.remove(name),
+        });
         true
     }
 

@@ -154,9 +154,14 @@ impl System for TestSystem {
 
 /// Runs `script` in a fresh shell and system: (stdout, stderr, status).
 pub fn run(script: &str) -> (String, String, i32) {
+    run_with_stdin(script, Vec::new())
+}
+
+/// [`run`] with `stdin` as the script's standard input.
+pub fn run_with_stdin(script: &str, stdin: Vec<u8>) -> (String, String, i32) {
     let mut sys = TestSystem::new();
     let mut shell = crate::Shell::new();
-    let status = shell.run(&mut sys, script);
+    let status = shell.run_with_stdin(&mut sys, script, stdin);
     (
         String::from_utf8_lossy(&sys.stdout).into_owned(),
         String::from_utf8_lossy(&sys.stderr).into_owned(),

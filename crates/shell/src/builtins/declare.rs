@@ -1,32 +1,65 @@
-//! `declare`/`typeset`: variables with attributes (`-x` exported, `-r`
-//! readonly, `-a` arrays, `-g` global; `-p` prints).
+//! `declare`/`typeset`: variables with attributes (`-a` indexed and `-A`
+//! associative arrays, `-i` integer, `-l`/`-u` case, `-r` readonly, `-x`
+//! exported, `-g` global; `-p` prints them as bash does).
 
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::state::State;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "declare",
     run,
-    help: "Usage: declare [-axrgp] [NAME[=VALUE]]...\nDeclares variables: -x export, -r readonly, -a array, -g global, -p print.\n",
+    help: "Usage: declare [-aAgilprux] [NAME[=VALUE]]...\nDeclares variables: -a array, -A associative array, -i integer, -l lowercase, -u uppercase, -r readonly, -x export, -g global, -p print.\n",
     help_flag: true,
 };
 
+/// `typeset`: the same as `declare`.
+pub const TYPESET: Builtin = Builtin {
+    name: "typeset",
+    run: |ctx, args| declare(ctx, args, "typeset"),
+    help: "Usage: typeset [-aAgilprux] [NAME[=VALUE]]...\nThe same as declare.\n",
+    help_flag: true,
+};
+
+#[derive(Default)]
+struct Flags {
+    export: bool,
+    readonly: bool,
+    array: bool,
+    assoc: bool,
+    integer: bool,
+    lower: bool,
+    upper: bool,
+    global: bool,
+    print: bool,
+}
+
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let (mut export, mut readonly, mut array, mut global, mut print) = (false, false, false, false, false);
+    declare(ctx, args, "declare")
+}
+
+/// `declare`, or `local` (`builtin`, for messages) inside a function.
+pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
+    let mut f = Flags::default();
     let mut names = Vec::new();
     for a in args {
         match a.strip_prefix('-') {
-            Some(flags) if !flags.is_empty() && !a.contains('=') => {
+            Some(flags) if !flags.is_empty() && !a.contains('=') && names.is_empty() => {
                 for c in flags.chars() {
                     match c {
-                        'x' => export = true,
-                        'r' => readonly = true,
-                        'a' => array = true,
-                        'g' => global = true,
-                        'p' => print = true,
-                        'i' | 'l' | 'u' | 'f' | 'F' | 'A' | 'n' | 't' => {}
+                        'x' => f.export = true,
+                        'r' => f.readonly = true,
+                        'a' => f.array = true,
+                        'A' => f.assoc = true,
+                        'i' => f.integer = true,
+                        'l' => (f.lower, f.upper) = (true, false),
+                        'u' => (f.upper, f.lower) = (true, false),
+                        'g' => f.global = true,
+                        'p' => f.print = true,
+                        'f' | 'F' | 'n' | 't' => {}
                         other => {
-                            ctx.shell_error(&format!("declare: -{other}: invalid option"));
+                            ctx.shell_error(&format!("{builtin}: -{other}: invalid option"));
+                            ctx.err(format!("{builtin}: usage: {builtin} [-aAfFgiIlnrtux] [name[=value] ...] or {builtin} -p [-aAfFilnrtux] [name ...]\n"));
                             return 2;
                         }
                     }
@@ -35,67 +68,217 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             _ => names.push(a.clone()),
         }
     }
-    if print || names.is_empty() {
-        let mut text = String::new();
-        let wanted = |n: &str| names.is_empty() || names.iter().any(|x| x == n);
-        let vars: Vec<(String, String, bool)> =
-            ctx.state().vars.iter().map(|(k, v)| (k.clone(), v.value.clone(), v.exported)).collect();
-        let mut status = 0;
-        for name in &names {
-            if ctx.state().get(name).is_none() && !ctx.state().arrays.contains_key(name) {
-                ctx.shell_error(&format!("declare: {name}: not found"));
-                status = 1;
-            }
-        }
-        for (k, v, x) in vars {
-            if wanted(&k) {
-                let flags = if x { "-x" } else { "--" };
-                text.push_str(&format!("declare {flags} {k}=\"{}\"\n", v.replace('"', "\\\"")));
-            }
-        }
-        let arrays: Vec<(String, Vec<String>)> =
-            ctx.state().arrays.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        for (k, v) in arrays {
-            if wanted(&k) {
-                let items: Vec<String> =
-                    v.iter().enumerate().map(|(i, s)| format!("[{i}]=\"{s}\"")).collect();
-                text.push_str(&format!("declare -a {k}=({})\n", items.join(" ")));
-            }
-        }
-        let _ = ctx.out(text);
-        return status;
+    if f.print || names.is_empty() {
+        return print(ctx, &names);
     }
-    let in_function = !ctx.state().locals.is_empty() && !global;
+    let in_function = !ctx.state().locals.is_empty() && !f.global;
     let mut status = 0;
     for arg in names {
-        let (name, value) = match arg.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
+        let (name, value, append) = match arg.split_once('=') {
+            Some((n, v)) => match n.strip_suffix('+') {
+                Some(n) => (n.to_string(), Some(v.to_string()), true),
+                None => (n.to_string(), Some(v.to_string()), false),
+            },
+            None => (arg.clone(), None, false),
         };
         if !super::export::valid_name(&name) {
-            ctx.shell_error(&format!("declare: `{arg}': not a valid identifier"));
+            ctx.shell_error(&format!("{builtin}: `{arg}': not a valid identifier"));
             status = 1;
             continue;
         }
-        if ctx.state().readonly.contains(&name) && value.is_some() {
-            ctx.shell_error(&format!("declare: {name}: readonly variable"));
+        if ctx.state().readonly.contains(&name) && (value.is_some() || f.array || f.assoc || f.integer) {
+            ctx.shell_error(&format!("{builtin}: {name}: readonly variable"));
             status = 1;
             continue;
         }
-        if array {
-            ctx.state().arrays.entry(name.clone()).or_default();
+        if f.assoc && ctx.state().arrays.contains_key(&name) {
+            ctx.shell_error(&format!("{builtin}: {name}: cannot convert indexed to associative array"));
+            status = 1;
+            continue;
         }
-        if in_function {
-            ctx.state().local(&name, value.clone());
-        } else if let Some(v) = value.clone() {
+        if f.array && ctx.state().assoc.contains_key(&name) {
+            ctx.shell_error(&format!("{builtin}: {name}: cannot convert associative to indexed array"));
+            status = 1;
+            continue;
+        }
+        let state = ctx.state();
+        let attributed = f.array || f.assoc || f.integer || f.lower || f.upper;
+        if in_function && attributed {
+            state.local_array(&name);
+        }
+        if f.integer || f.lower || f.upper {
+            let attrs = state.attrs.entry(name.clone()).or_default();
+            attrs.integer |= f.integer;
+            if f.lower || f.upper {
+                (attrs.lower, attrs.upper) = (f.lower, f.upper);
+            }
+        }
+        if f.assoc && !state.assoc.contains_key(&name) {
+            let scalar = state.vars.remove(&name).map(|v| v.value);
+            let mut assoc = crate::state::Assoc::default();
+            if let Some(v) = scalar {
+                assoc.set("0", v);
+            }
+            state.assoc.insert(name.clone(), assoc);
+        }
+        if f.array && !state.arrays.contains_key(&name) {
+            let scalar = state.vars.remove(&name).map(|v| v.value);
+            state.arrays.insert(name.clone(), scalar.into_iter().collect());
+        }
+        let value = match value {
+            Some(v) => {
+                let old = ctx.state().get(&name).unwrap_or_default().to_string();
+                match ctx.interp.attributed(&name, &old, v, append) {
+                    Ok(v) => Some(v),
+                    Err(s) => {
+                        status = s;
+                        continue;
+                    }
+                }
+            }
+            None => None,
+        };
+        if in_function && !attributed && !ctx.state().is_array(&name) {
+            ctx.state().local(&name, value);
+        } else if let Some(v) = value {
             ctx.state().set(&name, v);
         }
-        if export {
+        if f.export {
             ctx.state().export(&name, None);
         }
-        if readonly {
+        if f.readonly {
             ctx.state().readonly.insert(name);
         }
     }
     status
+}
+
+/// `declare -p [NAME...]`: every variable (or those named) as a `declare`
+/// command that recreates it.
+fn print(ctx: &mut Ctx, names: &[String]) -> i32 {
+    let mut status = 0;
+    let mut text = String::new();
+    let state = ctx.state();
+    let wanted: Vec<String> = if names.is_empty() {
+        let mut all: Vec<String> =
+            state.vars.keys().chain(state.arrays.keys()).chain(state.assoc.keys()).cloned().collect();
+        all.sort();
+        all.dedup();
+        all
+    } else {
+        names.to_vec()
+    };
+    let mut missing = Vec::new();
+    for name in &wanted {
+        match declaration(state, name) {
+            Some(line) => text.push_str(&line),
+            None => missing.push(name.clone()),
+        }
+    }
+    for name in missing {
+        ctx.shell_error(&format!("declare: {name}: not found"));
+        status = 1;
+    }
+    let _ = ctx.out(text);
+    status
+}
+
+/// One variable as `declare -p` prints it, or `None` when it does not exist.
+pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
+    let attrs = state.attrs.get(name).copied().unwrap_or_default();
+    let exported = state.environment().iter().any(|(n, _)| n == name)
+        || state.vars.get(name).is_some_and(|v| v.exported);
+    let flags = |kind: &str| {
+        let mut f = String::from(kind);
+        for (on, c) in [
+            (attrs.integer, 'i'),
+            (state.readonly.contains(name), 'r'),
+            (exported, 'x'),
+            (attrs.lower, 'l'),
+            (attrs.upper, 'u'),
+        ] {
+            if on {
+                f.push(c);
+            }
+        }
+        if f.is_empty() {
+            "--".to_string()
+        } else {
+            format!("-{f}")
+        }
+    };
+    if let Some(assoc) = state.assoc.get(name) {
+        if assoc.is_empty() {
+            return Some(format!("declare {} {name}\n", flags("A")));
+        }
+        let items: String = assoc
+            .ordered()
+            .into_iter()
+            .map(|(k, v)| format!("[{}]={} ", key_text(k), value_text(v)))
+            .collect();
+        return Some(format!("declare {} {name}=({items})\n", flags("A")));
+    }
+    if let Some(array) = state.arrays.get(name) {
+        if array.is_empty() {
+            return Some(format!("declare {} {name}\n", flags("a")));
+        }
+        let items: Vec<String> = array.iter().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
+        return Some(format!("declare {} {name}=({})\n", flags("a"), items.join(" ")));
+    }
+    match state.get(name) {
+        Some(value) if !state.pending_export.contains(name) => {
+            Some(format!("declare {} {name}={}\n", flags(""), value_text(value)))
+        }
+        _ if state.attrs.contains_key(name)
+            || state.pending_export.contains(name)
+            || state.readonly.contains(name) =>
+        {
+            Some(format!("declare {} {name}\n", flags("")))
+        }
+        _ => None,
+    }
+}
+
+/// A key of `declare -p`'s associative arrays: bare unless it needs quoting.
+fn key_text(key: &str) -> String {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:@%+,".contains(c)) {
+        key.to_string()
+    } else {
+        value_text(key)
+    }
+}
+
+/// A value as `declare -p` quotes it: `"…"` with `"`, `\`, `$` and `` ` ``
+/// escaped, or `$'…'` when it holds control characters.
+pub(crate) fn value_text(value: &str) -> String {
+    if value.chars().any(|c| c.is_ascii_control()) {
+        let mut out = String::from("$'");
+        for c in value.chars() {
+            match c {
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\x07' => out.push_str("\\a"),
+                '\x08' => out.push_str("\\b"),
+                '\x1b' => out.push_str("\\E"),
+                '\x0c' => out.push_str("\\f"),
+                '\x0b' => out.push_str("\\v"),
+                '\\' => out.push_str("\\\\"),
+                '\'' => out.push_str("\\'"),
+                c if c.is_ascii_control() => out.push_str(&format!("\\{:03o}", u32::from(c))),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        return out;
+    }
+    let mut out = String::from("\"");
+    for c in value.chars() {
+        if matches!(c, '"' | '\\' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }

@@ -180,6 +180,7 @@ const BUILTINS: &[Builtin] = &[
     tr::BUILTIN,
     true_::BUILTIN,
     type_::BUILTIN,
+    declare::TYPESET,
     uniq::BUILTIN,
     unset::BUILTIN,
     wc::BUILTIN,
@@ -197,7 +198,7 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
     ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read", "readonly",
-    "return", "set", "shift", "source", "type", "unset",
+    "return", "set", "shift", "source", "type", "typeset", "unset",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also

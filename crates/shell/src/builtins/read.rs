@@ -85,7 +85,7 @@ fn run(ctx: &mut Ctx, argv: &[String]) -> i32 {
     if let Some(array) = parsed.value('a') {
         let words = split(&text, &ifs, usize::MAX);
         ctx.state().vars.remove(array);
-        ctx.state().arrays.insert(array.to_string(), words);
+        ctx.state().arrays.insert(array.to_string(), words.into_iter().collect());
     } else {
         let names: Vec<String> =
             if parsed.operands.is_empty() { vec!["REPLY".to_string()] } else { parsed.operands.clone() };

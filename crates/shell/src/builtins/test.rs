@@ -91,7 +91,20 @@ pub(crate) fn unary(sys: &mut dyn System, state: &State, pred: &UnaryPredicate, 
         UnaryPredicate::FileExistsAndOwnedByEffectiveUserId
         | UnaryPredicate::FileExistsAndOwnedByEffectiveGroupId => stat(sys).is_some(),
         UnaryPredicate::ShellVariableIsSetAndAssigned => {
-            state.is_set(operand) || state.arrays.contains_key(operand)
+            match operand.strip_suffix(']').and_then(|o| o.split_once('[')) {
+                // `-v a[k]`: one element (an indexed array's subscript is a number here).
+                Some((name, sub)) => match (state.assoc.get(name), state.arrays.get(name)) {
+                    (Some(assoc), _) => assoc.get(sub).is_some(),
+                    (_, Some(array)) => sub
+                        .trim()
+                        .parse::<i64>()
+                        .ok()
+                        .and_then(|i| array.resolve(i))
+                        .is_some_and(|i| array.get(i).is_some()),
+                    _ => sub.trim() == "0" && state.is_set(name),
+                },
+                None => state.is_set(operand),
+            }
         }
         UnaryPredicate::FdIsOpenTerminal => false,
         _ => false,
