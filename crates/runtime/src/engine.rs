@@ -158,6 +158,39 @@ pub fn confined() -> bool {
     *CONFINED.get_or_init(address_space_limited)
 }
 
+/// Address space a confined process keeps free of sandboxes: the embedder
+/// (Node's heap) grows into it, and a sandbox that would take it is refused
+/// (`TOO_MANY_SANDBOXES`) or a memory that would grow into it does not grow.
+pub const HOST_HEADROOM: u64 = 256 << 20;
+
+/// Whether the address space left under `RLIMIT_AS` is below
+/// [`HOST_HEADROOM`] plus `more` bytes; false when it cannot be read (off
+/// Linux) or the process is not confined.
+pub(crate) fn short_of_address_space(more: u64) -> bool {
+    confined() && address_space_left().is_some_and(|left| left < HOST_HEADROOM.saturating_add(more))
+}
+
+#[cfg(target_os = "linux")]
+fn address_space_left() -> Option<u64> {
+    // statm's first field is the process's size in pages.
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().next()?.parse().ok()?;
+    // SAFETY: `sysconf` and `getrlimit` only read process state; `limit` outlives the call.
+    let (page, limit) = unsafe {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        if libc::getrlimit(libc::RLIMIT_AS, &mut limit) != 0 {
+            return None;
+        }
+        (u64::try_from(libc::sysconf(libc::_SC_PAGESIZE)).ok()?, limit.rlim_cur)
+    };
+    Some(limit.saturating_sub(pages.saturating_mul(page)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn address_space_left() -> Option<u64> {
+    None
+}
+
 #[cfg(unix)]
 fn address_space_limited() -> bool {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };

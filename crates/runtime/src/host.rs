@@ -103,7 +103,7 @@ pub(crate) struct MemoryLimiter {
 impl ResourceLimiter for MemoryLimiter {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
@@ -111,7 +111,10 @@ impl ResourceLimiter for MemoryLimiter {
             self.hit = true;
             return Err(Stop(ErrorCode::MemoryLimit).into());
         }
-        Ok(true)
+        // Under `ulimit -v`, a growth that would leave the host too little
+        // address space fails (the guest's allocation fails, catchably).
+        let more = u64::try_from(desired.saturating_sub(current)).unwrap_or(u64::MAX);
+        Ok(current == 0 || !crate::engine::short_of_address_space(more))
     }
 
     fn table_growing(

@@ -723,6 +723,9 @@ impl Sandbox {
             timeout: Duration::from_millis(self.limits.tool_timeout_ms),
             result_bytes: usize::try_from(self.limits.tool_result_bytes).unwrap_or(usize::MAX),
         };
+        if engine::short_of_address_space(0) {
+            return Err(no_address_space());
+        }
         let tools = self.tools.clone().map(|t| (t, Arc::clone(&self.budgets)));
         let entropy = Entropy::new(self.determinism);
         let state =
@@ -751,11 +754,7 @@ impl Sandbox {
                     ),
                 )
             } else if out_of_address_space(&e) {
-                RunFailure::new(
-                    ErrorCode::TooManySandboxes,
-                    "the process's address space (ulimit -v) has no room for another sandbox's memory; \
-                     close sandboxes or raise the limit",
-                )
+                no_address_space()
             } else if store.data().limiter.hit {
                 RunFailure::new(
                     ErrorCode::MemoryLimit,
@@ -861,6 +860,14 @@ impl Guest {
 /// The digest a snapshot records for `tools`' policy (zeros without tools).
 /// Whether `e` is the kernel refusing address space (`ENOMEM` from `mmap`),
 /// as a finite `RLIMIT_AS` does once the sandboxes' memories fill it.
+fn no_address_space() -> RunFailure {
+    RunFailure::new(
+        ErrorCode::TooManySandboxes,
+        "the process's address space (ulimit -v) has no room for another sandbox's memory; \
+         close sandboxes or raise the limit",
+    )
+}
+
 #[cfg(unix)]
 fn out_of_address_space(e: &wasmtime::Error) -> bool {
     e.chain()
