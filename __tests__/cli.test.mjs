@@ -94,6 +94,22 @@ test("cordon repl: one session across lines, in both languages; values are echoe
   assert.deepEqual(r, { stdout: "41\n42\n5\n5\n", stderr: "", status: 0 });
 });
 
+test("cordon run: JavaScript reads the CLI's piped standard input; process.exit is the status", () => {
+  assert.deepEqual(cordon(["run", "-e", 'const t = require("fs").readFileSync(0, "utf8"); console.log(t.trim().toUpperCase()); process.exit(3)'], "piped\n"), {
+    stdout: "PIPED\n",
+    stderr: "",
+    status: 3,
+  });
+});
+
+test("cordon repl: .ts takes TypeScript, and import lines, with declarations kept across inputs", () => {
+  const r = cordon(["repl"], '.ts\nconst n: number = 40\ninterface P { x: number }\nfunction add(p: P): number { return p.x + n }\nadd({ x: 2 })\n.js\nimport { join } from "node:path"\njoin("a", "b")\nlet t: string = "x"\n.exit\n');
+  // Declarations echo undefined, as in Node's REPL.
+  assert.equal(r.stdout, "undefined\nundefined\nundefined\n42\nundefined\n'a/b'\n");
+  assert.match(r.stderr, /^Uncaught SyntaxError: /);
+  assert.equal(r.status, 1);
+});
+
 test("cordon --version, and options written as --name=value", () => {
   const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   assert.deepEqual(cordon(["--version"]), { stdout: `cordon ${version}\n`, stderr: "", status: 0 });

@@ -17,7 +17,7 @@ test("an unknown module is an error naming it and what exists; imports keep line
     await codeOf('try { require("left-pad") } catch (e) { return JSON.stringify([e.code, e.message]) }'),
     await codeOf('try { require("node:nope") } catch (e) { return JSON.stringify([e.code, e.message]) }'),
   ];
-  const list = "cordon provides path, path/posix, fs, fs/promises, util, events, buffer, crypto, url, process (with or without node:)";
+  const list = "cordon provides path, path/posix, fs, fs/promises, util, events, buffer, crypto, url, process, readline (with or without node:)";
   assert.deepEqual(pkg, ["MODULE_NOT_FOUND", `Cannot find module 'left-pad': the sandbox has no packages or module files; ${list}`]);
   assert.deepEqual(builtin, ["ERR_UNKNOWN_BUILTIN_MODULE", `No such built-in module: node:nope; ${list}`]);
   // An import of an unknown module fails at its own line; later lines keep theirs.

@@ -49,7 +49,8 @@ test("run's stdin is the script's standard input: strings, bytes, pipelines, par
   await refused({ ...sh, stdin: 5 }, "stdin must be a string or a Uint8Array, got 5");
   await refused({ ...sh, stdin: "x".repeat(65) }, "stdin is at least 65 bytes, over the limit of 64 (limits.codeBytes)");
   await refused({ ...sh, stdin: "é".repeat(40) }, "stdin is 80 bytes, over the limit of 64 (limits.codeBytes)");
-  await refused({ stdin: "x" }, 'stdin is for shell runs (language: "shell"); JavaScript runs have no standard input');
+  const js = await sb.run('return require("fs").readFileSync(0, "utf8")', { stdin: "js in" });
+  assert.equal(js.value, "js in");
   assert.deepEqual(await run("cat", "x".repeat(64)), ok("x".repeat(64)));
   await sb.close();
 });

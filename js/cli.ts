@@ -278,7 +278,7 @@ function sandboxFailure(err: unknown): number {
 /** `'a b'` for the shell. */
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The CLI's own standard input, for a shell run, when it is not a terminal. */
+/** The CLI's own standard input, for the script, when it is not a terminal. */
 function pipedStdin(): { stdin?: Uint8Array } {
   if (isatty(0)) return {};
   try {
@@ -310,7 +310,7 @@ async function run(p: Parsed): Promise<number> {
       const argv = ["cordon", ...(p.file !== undefined ? [p.file] : []), ...p.args];
       await sb.run(`process.argv = ${JSON.stringify(argv)};`);
     }
-    const r = await sb.run(code, { language, ...(language === "shell" ? pipedStdin() : {}) });
+    const r = await sb.run(code, { language, ...pipedStdin() });
     if (p.json) {
       process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
     } else {

@@ -58,11 +58,13 @@ export const JS_PRESENT = [
   "performance.now",
   "Buffer.from",
   "require",
+  "process.stdout.write",
+  "process.exit",
 ];
 export const JS_MISSING = [
   "fetch (no network)",
   "Blob",
-  "process.env",
+  "WebAssembly",
 ];
 
 interface Node {
@@ -155,7 +157,7 @@ export function describeSandbox(input: DescribeInput): string {
       "JavaScript ES2023 on QuickJS. " +
       "The code is the body of an async function: use top-level `await`; " +
       "a `return`ed value is the result; `console.log` prints. `fs` (Node-like, sync and `fs.promises`) reads and writes files; " +
-      "`require` and top-level `import` give the node: modules path, fs, fs/promises, util, events, buffer, crypto, url and process, no packages; " +
+      "`require` and top-level `import` give the node: modules path, fs, fs/promises, util, events, buffer, crypto, url, process and readline, no packages; standard input is `fs.readFileSync(0)` or `process.stdin`; " +
       (both ? '`await shell("cmd")` runs the shell and returns { stdout, stderr, exitCode }. ' : "") +
       "Declarations (`let`, `const`, `var`, `function`) end with the run; properties of `globalThis` persist between runs. " +
       "As in Node, a run ends once the code has finished and no timer or tool call it started is pending, " +

@@ -205,10 +205,10 @@ export function validateCapabilities(caps: unknown, where = "capabilities"): ass
 }
 
 /**
- * `run`'s `stdin`: a string (sent as UTF-8) or bytes, for shell runs, at most
- * `max` bytes (limits.codeBytes); null when not given.
+ * `run`'s `stdin`: a string (sent as UTF-8) or bytes, at most `max` bytes
+ * (limits.codeBytes); null when not given.
  */
-export function validateStdin(value: unknown, language: string, max: number): Uint8Array | null {
+export function validateStdin(value: unknown, max: number): Uint8Array | null {
   if (value === undefined || value === null) return null;
   let bytes: Uint8Array;
   if (typeof value === "string") {
@@ -223,9 +223,6 @@ export function validateStdin(value: unknown, language: string, max: number): Ui
     bytes = value;
   } else {
     throw new CordonError("INVALID_OPTIONS", `stdin must be a string or a Uint8Array, got ${show(value)}`);
-  }
-  if (language !== "shell") {
-    throw new CordonError("INVALID_OPTIONS", "stdin is for shell runs (language: \"shell\"); JavaScript runs have no standard input");
   }
   if (bytes.length > max) {
     throw new CordonError("INVALID_OPTIONS", `stdin is ${bytes.length} bytes, over the limit of ${max} (limits.codeBytes)`);

@@ -9,6 +9,7 @@ import { PassThrough } from "node:stream";
 import * as nodeRepl from "node:repl";
 import { CordonError, type Language, type Sandbox } from "./index";
 import { prepare } from "./replsource";
+import { prepareScript } from "./scriptsource";
 
 export interface ReplOptions {
   language: Language;
@@ -55,11 +56,21 @@ export async function startRepl(create: () => Promise<Sandbox>, opts: ReplOption
       if (cmd.trim() === "") return callback(null, undefined);
       let code = cmd;
       let positions = (text: string) => text;
-      if (language === "javascript") {
+      if (language !== "shell") {
         // Decided at once: the REPL reads the next line into the same input.
-        const prepared = prepare(cmd);
-        if (prepared.incomplete) return callback(new nodeRepl.Recoverable(new SyntaxError("incomplete input")), undefined);
-        ({ code, positions } = prepared);
+        const first = prepare(cmd);
+        if (first.incomplete) return callback(new nodeRepl.Recoverable(new SyntaxError("incomplete input")), undefined);
+        // `import` lines become `require`, TypeScript's types go (lines and
+        // columns stay), then declarations are made to outlive the input.
+        const source = prepareScript(cmd, language === "typescript");
+        if ("error" in source) {
+          const { message, line, column } = source.error;
+          process.stderr.write(`Uncaught SyntaxError: ${message}\n    at main.js:${line}:${column}\n`);
+          last = 1;
+          return callback(null, undefined);
+        }
+        const prepared = source.code === cmd ? first : prepare(source.code);
+        if (!prepared.incomplete) ({ code, positions } = prepared);
       }
       gate.busy = true;
       runOne(code, positions).then(
@@ -86,7 +97,7 @@ export async function startRepl(create: () => Promise<Sandbox>, opts: ReplOption
     const controller = new AbortController();
     const stopped = gate.running(() => controller.abort());
     try {
-      const r = await sb.run(code, { language, signal: controller.signal });
+      const r = await sb.run(code, { language: language === "shell" ? "shell" : "javascript", signal: controller.signal });
       write(r.stdout, positions(r.stderr));
       last = r.exitCode;
     } catch (err) {
@@ -119,6 +130,7 @@ export async function startRepl(create: () => Promise<Sandbox>, opts: ReplOption
   };
   server.defineCommand("shell", { help: "Run the next inputs as shell (bash-compatible) scripts", action: switchTo("shell") });
   server.defineCommand("js", { help: "Run the next inputs as JavaScript", action: switchTo("javascript") });
+  server.defineCommand("ts", { help: "Run the next inputs as TypeScript (types removed, not checked)", action: switchTo("typescript") });
   // node:repl's own `.clear` resets a host context this REPL does not use.
   server.defineCommand("clear", {
     help: "Break, and start over in a new sandbox (globals and files are gone)",

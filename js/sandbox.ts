@@ -314,7 +314,7 @@ export class Sandbox {
     if (!code.isWellFormed()) {
       throw new CordonError("INVALID_CODE", "code contains a lone UTF-16 surrogate; it is not valid Unicode text");
     }
-    const stdin = validateStdin(options.stdin, language, max);
+    const stdin = validateStdin(options.stdin, max);
     if (language !== "shell") {
       const prepared = prepareScript(code, language === "typescript");
       if ("error" in prepared) return syntaxError(prepared.error);

@@ -262,9 +262,10 @@ export interface RunOptions {
    */
   waitForTimers?: boolean;
   /**
-   * Standard input of a shell run (`read`, `cat`, pipelines): a string (as
-   * UTF-8) or bytes, at most `limits.codeBytes`. Without it, standard input
-   * is empty. JavaScript runs refuse it (`INVALID_OPTIONS`).
+   * Standard input of the run: a string (as UTF-8) or bytes, at most
+   * `limits.codeBytes`. The shell reads it with `read`, `cat`, pipelines;
+   * JavaScript with `fs.readFileSync(0)`, `process.stdin` or `readline`.
+   * Without it, standard input is empty.
    */
   stdin?: string | Uint8Array;
 }
@@ -284,6 +285,10 @@ export interface Trace {
   stdout: string;
   stderr: string;
   exit_code: number;
+  /** The run's standard input, in hex (absent when empty). */
+  stdin?: string;
+  /** Present (true) when the run was made with `waitForTimers: false`. */
+  leave_pending?: boolean;
 }
 
 /** Where a replay first differed from its trace. */

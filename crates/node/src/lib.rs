@@ -639,7 +639,7 @@ impl NativeSandbox {
                         trace.version
                     )));
                 }
-                TraceMode::Replay(trace)
+                TraceMode::Replay(Box::new(trace))
             }
             (true, None) => TraceMode::Record,
             (false, None) => TraceMode::Off,

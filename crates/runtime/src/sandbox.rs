@@ -68,7 +68,7 @@ pub enum TraceMode {
     #[default]
     Off,
     Record,
-    Replay(Trace),
+    Replay(Box<Trace>),
 }
 
 /// How a run ended when the sandbox did not stop it.
@@ -561,6 +561,11 @@ impl Sandbox {
         mode: TraceMode,
         leave_pending: bool,
     ) -> Result<RunReport, RunFailure> {
+        // A replay runs with the recorded run's own settings.
+        let (stdin, leave_pending) = match &mode {
+            TraceMode::Replay(trace) => (trace.stdin_bytes(), trace.leave_pending),
+            _ => (stdin, leave_pending),
+        };
         let code_len = u64::try_from(code.len()).unwrap_or(u64::MAX);
         if code_len > self.limits.code_bytes {
             return Err(RunFailure::new(
@@ -614,13 +619,17 @@ impl Sandbox {
         };
         guest.store.data_mut().tracer = match mode {
             TraceMode::Off => Tracer::Off,
-            TraceMode::Record => Tracer::Record(Trace {
-                version: TRACE_VERSION,
-                tool_names: tools.clone(),
-                max_bytes: self.limits.trace_bytes,
-                ..Trace::default()
-            }),
-            TraceMode::Replay(trace) => Tracer::replay(trace),
+            TraceMode::Record => {
+                let mut trace = Trace {
+                    version: TRACE_VERSION,
+                    tool_names: tools.clone(),
+                    max_bytes: self.limits.trace_bytes,
+                    ..Trace::default()
+                };
+                trace.note_run(&stdin, leave_pending);
+                Tracer::Record(Box::new(trace))
+            }
+            TraceMode::Replay(trace) => Tracer::replay(*trace),
         };
         let request = RunRequest {
             language,

@@ -42,6 +42,13 @@ pub struct Trace {
     pub stdout: String,
     pub stderr: String,
     pub exit_code: i32,
+    /// The run's standard input, hex; absent when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdin: String,
+    /// The run left what was pending when its code settled
+    /// (`waitForTimers: false`); absent when it waited.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub leave_pending: bool,
     /// Bytes recorded so far (about what the trace's JSON takes), and the
     /// most allowed (`limits.traceBytes`); not part of the trace's text.
     #[serde(skip)]
@@ -87,8 +94,23 @@ pub(crate) struct Replay {
 pub(crate) enum Tracer {
     #[default]
     Off,
-    Record(Trace),
+    Record(Box<Trace>),
     Replay(Box<Replay>),
+}
+
+impl Trace {
+    /// The standard input the recorded run had (none when its hex is bad).
+    pub(crate) fn stdin_bytes(&self) -> Vec<u8> {
+        unhex(&self.stdin).unwrap_or_default()
+    }
+
+    /// Notes the run's own settings: its standard input and whether it left
+    /// what was pending.
+    pub(crate) fn note_run(&mut self, stdin: &[u8], leave_pending: bool) {
+        self.stdin = hex(stdin);
+        self.bytes += 2 * stdin.len() as u64;
+        self.leave_pending = leave_pending;
+    }
 }
 
 impl Tracer {
@@ -266,7 +288,7 @@ impl Tracer {
                 trace.stdout = stdout.to_owned();
                 trace.stderr = stderr.to_owned();
                 trace.exit_code = exit_code;
-                (Some(trace), None)
+                (Some(*trace), None)
             }
             Self::Replay(mut r) => {
                 let t = &r.trace;

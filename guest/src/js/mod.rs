@@ -26,14 +26,15 @@ mod url;
 /// The JavaScript half of the console, tools, timers and value formatting.
 /// Its files are one function's body, in this order: prelude.js (primordials,
 /// inspect, console, tools, fs, randomness, timers), prelude/console.js (the
-/// rest of Node's console), prelude/web.js (Web APIs), prelude/url.js (URL, URLSearchParams) and
-/// prelude/end.js
-/// (the helpers returned to the native side).
+/// rest of Node's console), prelude/web.js (Web APIs), prelude/url.js (URL,
+/// URLSearchParams), prelude/process.js (`process`) and prelude/end.js (the
+/// helpers returned to the native side).
 const PRELUDE: &str = concat!(
     include_str!("prelude.js"),
     include_str!("prelude/console.js"),
     include_str!("prelude/web.js"),
     include_str!("prelude/url.js"),
+    include_str!("prelude/process.js"),
     include_str!("prelude/end.js"),
 );
 /// `require`, the node: modules and `Buffer`, installed after the prelude.
@@ -102,6 +103,35 @@ thread_local! {
     /// same turn) takes its promise off the list, as in Node.
     static REJECTED: RefCell<Vec<(Persistent<Value<'static>>, Persistent<Value<'static>>)>> =
         const { RefCell::new(Vec::new()) };
+    /// The run's standard input not read yet (`fs.readFileSync(0)` and
+    /// `process.stdin` take it whole).
+    static STDIN: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// The status `process.exit` ended the run with.
+    static EXITED: Cell<Option<i32>> = const { Cell::new(None) };
+    /// `process.exitCode`: the run's exit code if it ends normally.
+    static EXIT_CODE: Cell<i32> = const { Cell::new(0) };
+}
+
+/// The native half of `process.exitCode = status` (`now` false) and of
+/// `process.exit(status)` (`now` true), which throws an error no `catch` or
+/// `finally` of the script sees, so nothing of it runs after.
+fn exit_now(ctx: Ctx<'_>, status: i32, now: bool) -> rquickjs::Result<()> {
+    EXIT_CODE.set(status);
+    if !now {
+        return Ok(());
+    }
+    EXITED.set(Some(status));
+    let error = Value::from_exception(rquickjs::Exception::from_message(ctx.clone(), "process.exit")?);
+    // SAFETY: the context is live for the call (`ctx` borrows it) and `error` is a live value
+    // of it; QuickJS only flags the error object, which `throw` then takes a reference to.
+    unsafe { qjs::JS_SetUncatchableError(ctx.as_raw().as_ptr(), error.as_raw()) };
+    Err(ctx.throw(error))
+}
+
+/// Takes what is left of the run's standard input.
+fn take_stdin<'js>(ctx: Ctx<'js>) -> rquickjs::Result<rquickjs::TypedArray<'js, u8>> {
+    let bytes = STDIN.with(|s| std::mem::take(&mut *s.borrow_mut()));
+    rquickjs::TypedArray::<u8>::new(ctx, bytes)
 }
 
 /// QuickJS's rejection tracker: notes a promise rejected with no handler,
@@ -225,9 +255,10 @@ fn new_engine() -> Result<Engine, String> {
         .map_err(|e| e.to_string())?;
         let tool_function = Function::new(ctx.clone(), tool_function).map_err(|e| e.to_string())?;
         let urlop = Function::new(ctx.clone(), url::urlop).map_err(|e| e.to_string())?;
+        let exit = Function::new(ctx.clone(), exit_now).map_err(|e| e.to_string())?;
         let install: Function = ctx.eval(PRELUDE).map_err(|e| format!("prelude: {e}"))?;
-        let mut args = rquickjs::function::Args::new(ctx.clone(), 9);
-        for helper in [write, call, fs, random, shell, call_data, armed, tool_function, urlop] {
+        let mut args = rquickjs::function::Args::new(ctx.clone(), 10);
+        for helper in [write, call, fs, random, shell, call_data, armed, tool_function, urlop, exit] {
             args.push_arg(helper).map_err(|e| format!("prelude: {e}"))?;
         }
         let helpers: Object = install.call_arg(args).map_err(|e| format!("prelude: {e}"))?;
@@ -245,8 +276,8 @@ fn new_engine() -> Result<Engine, String> {
     Ok(Engine { runtime, context, helpers, begin, next_timer, end, render, tools: Vec::new() })
 }
 
-/// Evaluates `modules.js` with its native helpers (UTF-8 both ways, digests)
-/// and the prelude's formatter of uncaught values.
+/// Evaluates `modules.js` with its native helpers (UTF-8 both ways, digests,
+/// standard input) and the prelude's util.inspect.
 fn install_modules<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>) -> rquickjs::Result<()> {
     // Its frames read `node:internal/modules:LINE:COL`, as Node's own do.
     let mut options = rquickjs::context::EvalOptions::default();
@@ -255,8 +286,16 @@ fn install_modules<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>) -> rquickjs::Resu
     let encode = Function::new(ctx.clone(), bytes::utf8_encode)?;
     let decode = Function::new(ctx.clone(), bytes::utf8_decode)?;
     let digest = Function::new(ctx.clone(), bytes::digest)?;
-    let describe: Function = helpers.get("describe")?;
-    install.call((encode, decode, digest, describe))
+    let stdin = Function::new(ctx.clone(), take_stdin)?;
+    let inspect: Function = helpers.get("inspect")?;
+    let inspect_as: Function = helpers.get("inspectAs")?;
+    let on_run: Function = helpers.get("onRun")?;
+    let format: Function = helpers.get("formatArgs")?;
+    let mut args = rquickjs::function::Args::new(ctx.clone(), 8);
+    for helper in [encode, decode, digest, stdin, inspect, inspect_as, on_run, format] {
+        args.push_arg(helper)?;
+    }
+    install.call_arg(args)
 }
 
 thread_local! {
@@ -410,6 +449,9 @@ fn helper<'js, T: FromJs<'js>>(helpers: &Object<'js>, name: &str) -> Result<T, R
 
 fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
     crate::shell::set_tools(request);
+    STDIN.with(|s| s.borrow_mut().clone_from(&request.stdin));
+    EXITED.set(None);
+    EXIT_CODE.set(0);
     let tools_changed = engine.tools != request.tools;
     let started = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
         let helpers = restore(&ctx, &engine.helpers)?;
@@ -426,7 +468,13 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
         };
         match function.call::<_, Promise>(()) {
             Ok(promise) => Ok(Persistent::save(&ctx, promise)),
-            Err(err) => Err(thrown(&ctx, &helpers, caught(&ctx, err))),
+            Err(err) => {
+                let error = caught(&ctx, err);
+                match EXITED.get() {
+                    Some(status) => Err(exited(engine, &ctx, status)),
+                    None => Err(thrown(&ctx, &helpers, error)),
+                }
+            }
         }
     });
     if tools_changed {
@@ -459,7 +507,10 @@ fn drive(
         let next_timer =
             engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
         loop {
-            while ctx.execute_pending_job() {}
+            while EXITED.get().is_none() && ctx.execute_pending_job() {}
+            if EXITED.get().is_some() {
+                return Ok(());
+            }
             let settled = match promise.state() {
                 PromiseState::Pending => false,
                 PromiseState::Rejected => return Ok(()),
@@ -520,7 +571,14 @@ fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
     TIMERS.set(true);
     let helpers = restore(ctx, &engine.helpers)?;
     let run: Function = helper(&helpers, "runTimers")?;
-    run.call::<_, ()>(()).map_err(|e| internal_error(e.to_string()))
+    match run.call::<_, ()>(()) {
+        // `process.exit` in the callback: the loop sees it next.
+        Err(_) if EXITED.get().is_some() => {
+            let _ = ctx.catch();
+            Ok(())
+        }
+        result => result.map_err(|e| internal_error(e.to_string())),
+    }
 }
 
 fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcome> {
@@ -571,8 +629,23 @@ fn deliver(engine: &Engine, ctx: &Ctx<'_>, bytes: &[u8]) -> Result<(), RunOutcom
     result.map_err(|e| internal_error(e.to_string()))
 }
 
+/// Ends a run that called `process.exit`: what it left pending goes, and the
+/// status is the run's exit code (no value, no error).
+fn exited(engine: &Engine, ctx: &Ctx<'_>, status: i32) -> RunOutcome {
+    EXITED.set(None);
+    REJECTED.with(|list| list.borrow_mut().clear());
+    WAITING.with(|w| w.borrow_mut().clear());
+    if let Ok(end) = engine.end.clone().restore(ctx) {
+        let _ = end.call::<_, Value>(());
+    }
+    RunOutcome { exit_code: status, value: None, error: None }
+}
+
 fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome {
     engine.context.with(|ctx| -> RunOutcome {
+        if let Some(status) = EXITED.get() {
+            return exited(engine, &ctx, status);
+        }
         let helpers = match restore(&ctx, &engine.helpers) {
             Ok(helpers) => helpers,
             Err(outcome) => return outcome,
@@ -608,7 +681,7 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
                 let render = engine.render.clone().restore(&ctx);
                 let rendered = render.and_then(|f| f.call::<_, Option<String>>((value,)));
                 match rendered {
-                    Ok(value) => RunOutcome { exit_code: 0, value, error: None },
+                    Ok(value) => RunOutcome { exit_code: EXIT_CODE.get(), value, error: None },
                     Err(e) => internal_error(e.to_string()),
                 }
             }

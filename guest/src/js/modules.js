@@ -4,10 +4,14 @@
 // prelude, whose globals (`fs`, `process`, `crypto`) it builds on.
 // `utf8Encode(string)` and `utf8Decode(bytes)` convert natively;
 // `digest(algorithm, bytes, key?)` hashes with the RustCrypto crates (sha1,
-// sha256, sha384, sha512; an HMAC when `key` is given); `describe` is the
-// prelude's helper that formats an uncaught value (util.inspect's formatter). Built-ins are
-// captured before any script runs, as in the prelude.
-(function install(utf8Encode, utf8Decode, digest, describe) {
+// sha256, sha384, sha512; an HMAC when `key` is given); `takeStdin()` takes
+// what is left of the run's standard input, as a Uint8Array; `inspect` and
+// `inspectAs(prototype, show)` are the prelude's util.inspect and its hook
+// for a prototype's instances; `onRun(fn)` calls `fn` before each run;
+// `formatArgs(list)` is the console's formatting, for util.format.
+// Built-ins are captured before any script
+// runs, as in the prelude.
+(function install(utf8Encode, utf8Decode, digest, takeStdin, inspectValue, inspectAs, onRun, formatArgs) {
   "use strict";
 
   const global = globalThis;
@@ -24,6 +28,7 @@
   const StringPrototypeCharCodeAt = uncurryThis(String.prototype.charCodeAt);
   const StringPrototypeLastIndexOf = uncurryThis(String.prototype.lastIndexOf);
   const StringPrototypeSlice = uncurryThis(String.prototype.slice);
+  const StringPrototypeEndsWith = uncurryThis(String.prototype.endsWith);
   const StringPrototypeStartsWith = uncurryThis(String.prototype.startsWith);
   const StringPrototypeToLowerCase = uncurryThis(String.prototype.toLowerCase);
   const ObjectPrototypeIsPrototypeOf = uncurryThis(Object.prototype.isPrototypeOf);
@@ -360,6 +365,14 @@
     }
   }
   hidden(global, "Buffer", Buffer);
+  // <Buffer 68 69>, at most 50 bytes, as Node shows a Buffer.
+  inspectAs(Buffer.prototype, (b) => {
+    const n = viewLength(b);
+    const hex = [];
+    for (let i = 0; i < Math.min(n, 50); i++) ArrayPrototypePush(hex, (b[i] < 16 ? "0" : "") + b[i].toString(16));
+    const more = n > 50 ? " ... " + (n - 50) + " more byte" + (n - 50 > 1 ? "s" : "") : "";
+    return "<Buffer " + ArrayPrototypeJoin(hex, " ") + more + ">";
+  });
 
   // ---- crypto ------------------------------------------------------------
 
@@ -453,6 +466,198 @@
   }
   if (cryptoObject) hidden(cryptoObject, "subtle", subtle);
 
+  // ---- standard input ----------------------------------------------------
+  // The run's `stdin` bytes, read once: by fs.readFileSync(0) or by
+  // process.stdin, a Readable that delivers them in 64 KiB chunks from the
+  // next turn of the event loop (on a 'data' listener, resume(), pipe() or
+  // async iteration), or through read() on 'readable'; then 'end', 'close'.
+  const setImmediateOriginal = global.setImmediate;
+  const stdinBytes = takeStdin;
+  function makeStdin() {
+    const EventEmitter = req("events");
+    const CHUNK = 65536;
+    let decoder, queue, scheduled = false, paused = true, ended = false;
+    const load = () => {
+      if (queue !== undefined) return;
+      const bytes = over(stdinBytes());
+      queue = [];
+      for (let at = 0; at < bytes.length; at += CHUNK) ArrayPrototypePush(queue, TypedArraySubarray(bytes, at, Math.min(bytes.length, at + CHUNK)));
+    };
+    // setEncoding's: UTF-8 decoded across chunks, other encodings per chunk.
+    let encoding;
+    const shown = (chunk) => (encoding === undefined ? chunk : decoder !== undefined ? decoder.decode(chunk, { stream: true }) : chunk.toString(encoding));
+    const finish = () => {
+      if (ended) return;
+      ended = true;
+      stdin.readableEnded = true;
+      stdin.emit("end");
+      setImmediateOriginal(() => stdin.emit("close"));
+    };
+    const pump = () => {
+      scheduled = false;
+      load();
+      if (stdin.listenerCount("readable") > 0 && paused) {
+        stdin.emit("readable");
+        if (queue.length === 0) finish();
+        return;
+      }
+      while (!paused && queue.length) stdin.emit("data", shown(queue.shift()));
+      if (!paused && queue.length === 0) finish();
+    };
+    const schedule = () => {
+      if (scheduled || ended) return;
+      scheduled = true;
+      setImmediateOriginal(pump);
+    };
+    class ReadStream extends EventEmitter {
+      // (on and once come here.)
+      addListener(name, listener) {
+        super.addListener(name, listener);
+        if (name === "data" && paused && this.listenerCount("readable") === 0) this.resume();
+        else if (name === "readable" || name === "end") schedule();
+        return this;
+      }
+      setEncoding(name) {
+        encoding = normal(name);
+        decoder = encoding === "utf8" ? new global.TextDecoder() : undefined;
+        return this;
+      }
+      resume() { paused = false; schedule(); return this; }
+      pause() { paused = true; return this; }
+      isPaused() { return paused; }
+      // All that is left, as one Buffer (or string), else null.
+      read() {
+        load();
+        if (queue.length === 0) {
+          schedule();
+          return null;
+        }
+        const all = Buffer.concat(queue);
+        queue = [];
+        schedule();
+        return shown(all);
+      }
+      pipe(destination) {
+        this.on("data", (chunk) => destination.write(chunk));
+        return destination;
+      }
+      unref() { return this; }
+      ref() { return this; }
+      async *[Symbol.asyncIterator]() {
+        load();
+        paused = false;
+        while (queue.length) yield shown(queue.shift());
+        finish();
+      }
+    }
+    const stdin = new ReadStream();
+    stdin.fd = 0;
+    stdin.readable = true;
+    stdin.readableEnded = false;
+    return stdin;
+  }
+  // A new stream for each run (the realm outlives runs).
+  let stdinStream;
+  onRun(() => { stdinStream = undefined; });
+  ObjectDefineProperty(global.process, "stdin", { __proto__: null, enumerable: true, configurable: true, get: () => (stdinStream ??= makeStdin()) });
+
+  // node:readline over any stream with 'data' and 'end' (process.stdin):
+  // 'line' for each line (\n, \r\n or \r ends one), then 'close'; async
+  // iteration over the lines; question() answered by the next line.
+  function makeReadline() {
+    const EventEmitter = req("events");
+    class Interface extends EventEmitter {
+      constructor(input, output) {
+        super();
+        const options = input !== null && typeof input === "object" && !(input instanceof EventEmitter) ? input : { input, output };
+        this.input = options.input;
+        this.output = options.output;
+        this.closed = false;
+        this.line = "";
+        this._prompt = options.prompt === undefined ? "> " : String(options.prompt);
+        this._answers = [];
+        const decoder = new global.TextDecoder();
+        let rest = "";
+        const lines = (text) => {
+          rest += text;
+          let from = 0;
+          for (let i = 0; i < rest.length; i++) {
+            const c = rest[i];
+            if (c !== "\n" && c !== "\r") continue;
+            if (c === "\r" && i + 1 === rest.length) break;
+            const line = StringPrototypeSlice(rest, from, i);
+            if (c === "\r" && rest[i + 1] === "\n") i++;
+            from = i + 1;
+            this._line(line);
+            if (this.closed) return;
+          }
+          rest = StringPrototypeSlice(rest, from);
+        };
+        if (this.input && typeof this.input.on === "function") {
+          this.input.on("data", (chunk) => {
+            if (!this.closed) lines(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+          });
+          this.input.on("end", () => {
+            if (this.closed) return;
+            const last = rest + decoder.decode();
+            rest = "";
+            if (last.length) this._line(StringPrototypeEndsWith(last, "\r") ? StringPrototypeSlice(last, 0, -1) : last);
+            this.close();
+          });
+        }
+      }
+      _line(line) {
+        const answer = this._answers.shift();
+        if (answer) answer(line);
+        else this.emit("line", line);
+      }
+      close() {
+        if (this.closed) return;
+        this.closed = true;
+        this.emit("close");
+      }
+      setPrompt(prompt) { this._prompt = String(prompt); }
+      getPrompt() { return this._prompt; }
+      prompt() { if (this.output && typeof this.output.write === "function") this.output.write(this._prompt); }
+      write(data) { if (this.output && typeof this.output.write === "function") this.output.write(data); }
+      question(query, options, callback) {
+        if (typeof options === "function") callback = options;
+        if (this.output && typeof this.output.write === "function") this.output.write(String(query));
+        ArrayPrototypePush(this._answers, typeof callback === "function" ? callback : () => {});
+      }
+      pause() { return this; }
+      resume() { return this; }
+      [Symbol.asyncIterator]() {
+        const queue = [];
+        const waiting = [];
+        let done = false;
+        this.on("line", (line) => {
+          const w = waiting.shift();
+          if (w) w({ value: line, done: false });
+          else ArrayPrototypePush(queue, line);
+        });
+        this.on("close", () => {
+          done = true;
+          while (waiting.length) waiting.shift()({ value: undefined, done: true });
+        });
+        return {
+          next: () => {
+            if (queue.length) return Promise.resolve({ value: queue.shift(), done: false });
+            if (done) return Promise.resolve({ value: undefined, done: true });
+            return new Promise((resolve) => ArrayPrototypePush(waiting, resolve));
+          },
+          return: () => {
+            this.close();
+            return Promise.resolve({ value: undefined, done: true });
+          },
+          [Symbol.asyncIterator]() { return this; },
+        };
+      }
+    }
+    const createInterface = (input, output) => new Interface(input, output);
+    return { Interface, createInterface };
+  }
+
   // ---- modules -----------------------------------------------------------
 
   const cwd = () => global.process.cwd();
@@ -501,6 +706,7 @@
       return url;
     },
     process: () => global.process,
+    readline: () => makeReadline(),
   };
   const cache = { __proto__: null };
   const BUILTINS = ObjectKeys(makers);
@@ -531,6 +737,11 @@
     const asBuffer = (v) => (typeof v === "string" ? v : over(v));
     const read = (p, options) => {
       const enc = typeof options === "string" ? options : options && typeof options === "object" ? options.encoding : undefined;
+      // File descriptor 0 (and /dev/stdin) is the run's standard input.
+      if (p === 0 || p === "/dev/stdin") {
+        const bytes = over(stdinBytes());
+        return enc === undefined || enc === null || enc === "buffer" ? bytes : bytes.toString(normal(enc));
+      }
       if (enc === undefined || enc === null || enc === "buffer") return over(base.readFileSync(p));
       const e = normal(enc);
       return e === "utf8" ? base.readFileSync(p, "utf8") : over(base.readFileSync(p)).toString(e);
@@ -564,49 +775,14 @@
   function makeUtil() {
     // The console's formatter (reached through the helper that prints an
     // uncaught value), for `inspect`.
-    const inspect = (value) => {
-      if (value instanceof Error) {
-        const printed = describe(value)[3];
-        return StringPrototypeSlice(printed, 9, printed.length - 1);
-      }
-      return StringPrototypeSlice(describe(value)[1], 9);
-    };
-    const formatOne = (v) => (typeof v === "string" ? v : inspect(v));
-    function format(first, ...args) {
-      if (args.length === 0) return typeof first === "string" ? first : formatOne(first);
-      if (typeof first !== "string") {
-        const parts = [formatOne(first)];
-        for (let i = 0; i < args.length; i++) ArrayPrototypePush(parts, formatOne(args[i]));
-        return ArrayPrototypeJoin(parts, " ");
-      }
-      let out = "";
-      let a = 0;
-      let from = 0;
-      for (let i = 0; i < first.length - 1; i++) {
-        if (StringPrototypeCharCodeAt(first, i) !== 37) continue;
-        const c = first[i + 1];
-        let text;
-        if (c === "%") text = "%";
-        else if (a >= args.length) continue;
-        else if (c === "s") {
-          const v = args[a++];
-          text = typeof v === "string" ? v : typeof v === "bigint" ? v + "n" : typeof v === "object" && v !== null ? inspect(v) : String(v);
-        } else if (c === "d" || c === "i") {
-          const v = args[a++];
-          text = typeof v === "bigint" ? v + "n" : String(c === "i" ? Math.trunc(Number(v)) : Number(v));
-        } else if (c === "f") text = String(parseFloat(args[a++]));
-        else if (c === "j") {
-          try { text = JSON.stringify(args[a++]); } catch { text = "[Circular]"; }
-        } else if (c === "o" || c === "O") text = inspect(args[a++]);
-        else if (c === "c") { a++; text = ""; }
-        else continue;
-        out += StringPrototypeSlice(first, from, i) + text;
-        from = i + 2;
-        i++;
-      }
-      out += StringPrototypeSlice(first, from);
-      for (; a < args.length; a++) out += " " + formatOne(args[a]);
-      return out;
+    // (value, options), or the old (value, showHidden, depth).
+    function inspect(value, options) {
+      if (typeof options === "boolean" || (options === undefined && arguments.length > 2)) return inspectValue(value, { depth: arguments[2] });
+      return inspectValue(value, options);
+    }
+    // The console's formatting (printf-style substitutions, then the rest inspected).
+    function format(...args) {
+      return formatArgs(args);
     }
     const custom = Symbol.for("nodejs.util.promisify.custom");
     function promisify(fn) {

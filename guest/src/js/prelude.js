@@ -9,8 +9,10 @@
 // then); `toolFunction(name, last, callTool)` makes a tool's binding, a
 // native function named `last` that starts calls with plain-data arguments
 // itself and hands any other call to `callTool`; `urlop(op, …)` is the `url`
-// crate's WHATWG URL parser, setters and form encoding (guest/src/js/url.rs).
-(function install(write, call, fsop, random, shellop, callData, armed, toolFunction, urlop) {
+// crate's WHATWG URL parser, setters and form encoding (guest/src/js/url.rs);
+// `exitop(status, now)` sets the run's exit code, and with `now` ends the run
+// (an error no script code can catch).
+(function install(write, call, fsop, random, shellop, callData, armed, toolFunction, urlop, exitop) {
   "use strict";
 
   // ---- primordials -------------------------------------------------------
@@ -56,11 +58,14 @@
   const StringPrototypeIndexOf = uncurryThis(String.prototype.indexOf);
   const StringPrototypeLastIndexOf = uncurryThis(String.prototype.lastIndexOf);
   const StringPrototypePadStart = uncurryThis(String.prototype.padStart);
+  const StringPrototypePadEnd = uncurryThis(String.prototype.padEnd);
   const StringPrototypeRepeat = uncurryThis(String.prototype.repeat);
   const StringPrototypeSlice = uncurryThis(String.prototype.slice);
   const StringPrototypeStartsWith = uncurryThis(String.prototype.startsWith);
   const StringPrototypeToWellFormed = uncurryThis(String.prototype.toWellFormed);
   const NumberIsNaN = Number.isNaN;
+  const NumberIsInteger = Number.isInteger;
+  const { BigInt } = global;
   const NumberPrototypeToString = uncurryThis(Number.prototype.toString);
   const NumberPrototypeToFixed = uncurryThis(Number.prototype.toFixed);
   const StringFromCharCode = String.fromCharCode;
@@ -74,6 +79,9 @@
   const MathImul = Math.imul;
   const MathMax = Math.max;
   const MathMin = Math.min;
+  const MathFloor = Math.floor;
+  const MathRound = Math.round;
+  const MathSqrt = Math.sqrt;
   const MathTrunc = Math.trunc;
   const DateNow = Date.now;
   const DatePrototypeGetTime = uncurryThis(Date.prototype.getTime);
@@ -320,6 +328,13 @@
     }
     if (value === null) return "null";
     if (ArrayPrototypeIncludes(seen, value)) return "[Circular *1]";
+    // An object's own [util.inspect.custom](depth, options, inspect).
+    const custom = value[customInspect];
+    if (typeof custom === "function") {
+      const left = inspectDepth - depth;
+      const shown = ReflectApply(custom, value, [left, { __proto__: null, depth: left }, inspectWith]);
+      if (shown !== value) return typeof shown === "string" ? shown : inspect(shown, depth, seen, indent);
+    }
     const hook = MapPrototypeGet(inspectHooks, ObjectGetPrototypeOf(value));
     if (hook !== undefined) {
       const shown = hook(value);
@@ -338,16 +353,19 @@
       const shown = [];
       for (let i = 0; i < MathMin(length, 100); i++) ArrayPrototypePush(shown, inspect(value[i], depth + 1));
       if (length > 100) ArrayPrototypePush(shown, "... " + items(length - 100, "more item"));
-      return shown.length ? name + "(" + length + ") [ " + ArrayPrototypeJoin(shown, ", ") + " ]" : name + "(0) []";
+      if (length > 0) deepest = depth;
+      return layout(shown, name + "(" + length + ") ", "[", "]", indent, depth, value, length > 100);
     }
     const inner = copyOf(seen);
     ArrayPrototypePush(inner, value);
     const sub = (v) => inspect(v, depth + 1, inner, indent + 2);
-    let open, close, prefix = "";
+    let open, close, prefix = "", list = false;
     const entries = [];
     if (ArrayIsArray(value)) {
-      if (depth > inspectDepth) return "[Array]";
-      open = "["; close = "]";
+      // (Empty ones show at any depth, as in Node.)
+      if (depth > inspectDepth && value.length > 0) return "[Array]";
+      if (value.length > 0) deepest = depth;
+      open = "["; close = "]"; list = true;
       const n = MathMin(value.length, 100);
       let holes = 0;
       for (let i = 0; i < n; i++) {
@@ -358,13 +376,15 @@
       if (holes) ArrayPrototypePush(entries, "<" + items(holes, "empty item") + ">");
       if (value.length > 100) ArrayPrototypePush(entries, "... " + items(value.length - 100, "more item"));
     } else if (isA(value, MapPrototype)) {
-      if (depth > inspectDepth) return "[Map]";
+      if (depth > inspectDepth && MapPrototypeGetSize(value) > 0) return "[Map]";
+      if (MapPrototypeGetSize(value) > 0) deepest = depth;
       prefix = "Map(" + MapPrototypeGetSize(value) + ") "; open = "{"; close = "}";
       const pairs = [];
       MapPrototypeForEach(value, (v, k) => { ArrayPrototypePush(pairs, k, v); });
       for (let i = 0; i < pairs.length; i += 2) ArrayPrototypePush(entries, sub(pairs[i]) + " => " + sub(pairs[i + 1]));
     } else if (isA(value, SetPrototype)) {
-      if (depth > inspectDepth) return "[Set]";
+      if (depth > inspectDepth && SetPrototypeGetSize(value) > 0) return "[Set]";
+      if (SetPrototypeGetSize(value) > 0) deepest = depth;
       prefix = "Set(" + SetPrototypeGetSize(value) + ") "; open = "{"; close = "}";
       const members = [];
       SetPrototypeForEach(value, (v) => { ArrayPrototypePush(members, v); });
@@ -376,9 +396,10 @@
         const C = proto === null ? undefined : constructorOf(proto);
         ctor = proto === null ? "[Object: null prototype]" : C && C !== Object ? String(nameOf(C)) : "";
       } catch {}
-      if (depth > inspectDepth) return ctor && !StringPrototypeStartsWith(ctor, "[") ? "[" + ctor + "]" : "[Object]";
-      prefix = ctor ? ctor + " " : ""; open = "{"; close = "}";
       const keys = ObjectKeys(value);
+      if (depth > inspectDepth && keys.length > 0) return ctor && !StringPrototypeStartsWith(ctor, "[") ? "[" + ctor + "]" : "[Object]";
+      if (keys.length > 0) deepest = depth;
+      prefix = ctor ? ctor + " " : ""; open = "{"; close = "}";
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
         let v;
@@ -386,17 +407,116 @@
         ArrayPrototypePush(entries, (isIdent(k) ? k : quote(k)) + ": " + sub(v));
       }
     }
+    return layout(entries, prefix, open, close, indent, depth, list ? value : undefined, list && value.length > 100);
+  }
+
+  // The depth of the non-empty object inspect entered last: after an
+  // object's entries, how far below it the last nesting went.
+  let deepest = 0;
+  // Node's layout of an object's entries (util.inspect with compact 3 and
+  // breakLength 80): on one line when the object holds no more than two
+  // further levels below it (along its last entries) and the line fits;
+  // else one entry per line, except that an array of more than six entries
+  // is set out in aligned columns when its entries are short enough.
+  // `array` is the array (or typed array) itself, `more` whether the last
+  // entry is "... n more items".
+  function layout(entries, prefix, open, close, indent, depth, array, more) {
     if (entries.length === 0) return prefix + open + close;
-    const oneLine = prefix + open + " " + ArrayPrototypeJoin(entries, ", ") + " " + close;
-    if (oneLine.length + indent <= 80 && !StringPrototypeIncludes(oneLine, "\n")) return oneLine;
-    const pad = StringPrototypeRepeat(" ", indent + 2);
-    return prefix + open + "\n" + pad + ArrayPrototypeJoin(entries, ",\n" + pad) + "\n" + StringPrototypeRepeat(" ", indent) + close;
+    const head = prefix + open;
+    let rows = entries;
+    if (array !== undefined && entries.length > 6) rows = columnsOf(entries, indent, array, more);
+    if (rows === entries && deepest - depth < 3) {
+      // Node's measure: the entries, a separator each, and the opening.
+      let total = entries.length + entries.length + indent + head.length + 10;
+      let fits = total + entries.length <= 80;
+      for (let i = 0; fits && i < entries.length; i++) {
+        total += entries[i].length;
+        fits = total <= 80;
+      }
+      if (fits) {
+        const line = ArrayPrototypeJoin(entries, ", ");
+        if (!StringPrototypeIncludes(line, "\n")) return head + " " + line + " " + close;
+      }
+    }
+    const pad = "\n" + StringPrototypeRepeat(" ", indent);
+    return head + pad + "  " + ArrayPrototypeJoin(rows, "," + pad + "  ") + pad + close;
+  }
+
+  // An array's entries in rows of aligned columns, or `entries` itself when
+  // they are too long or too uneven for that: about as many columns as
+  // make a square of entries 2.5 times as high as wide (more for short
+  // ones), at most 12 and within 80 columns; numbers are aligned right,
+  // anything else left.
+  function columnsOf(entries, indent, array, more) {
+    const n = more ? entries.length - 1 : entries.length;
+    const lengths = [];
+    let total = 0, longest = 0;
+    for (let i = 0; i < n; i++) {
+      const len = entries[i].length;
+      ArrayPrototypePush(lengths, len);
+      total += len + 2;
+      if (len > longest) longest = len;
+    }
+    const widest = longest + 2;
+    if (!(widest * 3 + indent < 80 && (total / widest > 5 || longest <= 6))) return entries;
+    const bias = MathSqrt(widest - total / entries.length);
+    const cell = MathMax(widest - 3 - bias, 1);
+    const count = MathMin(MathRound(MathSqrt(2.5 * cell * n) / cell), MathFloor((80 - indent) / widest), 12);
+    if (count <= 1) return entries;
+    const widths = [];
+    for (let c = 0; c < count; c++) {
+      let w = 0;
+      for (let j = c; j < entries.length; j += count) if (lengths[j] > w) w = lengths[j];
+      ArrayPrototypePush(widths, w + 2);
+    }
+    let numbers = true;
+    for (let i = 0; numbers && i < entries.length; i++) numbers = typeof array[i] === "number" || typeof array[i] === "bigint";
+    const rows = [];
+    for (let i = 0; i < n; i += count) {
+      const last = MathMin(i + count, n) - 1;
+      let row = "";
+      for (let j = i; j < last; j++) {
+        const text = entries[j] + ", ";
+        row += numbers ? StringPrototypePadStart(text, widths[j - i], " ") : StringPrototypePadEnd(text, widths[j - i], " ");
+      }
+      row += numbers ? StringPrototypePadStart(entries[last], widths[last - i] - 2, " ") : entries[last];
+      ArrayPrototypePush(rows, row);
+    }
+    if (more) ArrayPrototypePush(rows, entries[n]);
+    return rows;
+  }
+
+  const customInspect = Symbol.for("nodejs.util.inspect.custom");
+  // util.inspect(value, options): strings quoted; `depth` as console.dir
+  // takes it (null or Infinity: all the way). Other options are not read.
+  function inspectWith(value, options) {
+    if (typeof value === "string") return quote(value);
+    const before = inspectDepth;
+    const depth = options !== null && typeof options === "object" ? options.depth : undefined;
+    if (depth === null || depth === Infinity) inspectDepth = Infinity;
+    else if (typeof depth === "number") inspectDepth = depth;
+    try {
+      return inspect(value, 0);
+    } finally {
+      inspectDepth = before;
+    }
+  }
+
+  // Whether `%s` prints the object with its own toString: one that a script
+  // defined, up its prototype chain, rather than a built-in prototype's.
+  function ownToString(a) {
+    for (let o = a; o !== null; o = ObjectGetPrototypeOf(o)) {
+      if (ObjectPrototypeHasOwnProperty(o, "toString")) return !MapPrototypeHas(builtinConstructors, o);
+    }
+    return false;
   }
 
   // One printf-style substitution (`%s`, `%d`, ...), as Node's console does.
   function substitute(c, a) {
     switch (c) {
-      case "s": return typeof a === "string" ? a : inspect(a, 1);
+      case "s":
+        if (a === null || typeof a !== "object") return typeof a === "string" ? a : inspect(a, 1);
+        return ownToString(a) ? String(a) : inspectWith(a, { __proto__: null, depth: 0 });
       case "d": case "i": { const n = typeof a === "bigint" ? a : Number(a); return typeof n === "bigint" ? n + "n" : String(c === "i" ? MathTrunc(n) : n); }
       case "f": return String(Number(a));
       case "j": try { return JSONStringify(a); } catch { return "[Circular]"; }
@@ -706,10 +826,12 @@
   const fs = { ...sync, ...promises, promises };
   hidden(global, "fs", fs);
   // The working directory of guest code (shared with the shell later).
-  hidden(global, "process", {
+  // (prelude/process.js adds the rest of Node's `process`.)
+  const processObject = {
     cwd: () => fsCall("cwd", { op: "cwd" })[0].cwd,
     chdir: (path) => void fsCall("chdir", { op: "chdir", path }),
-  });
+  };
+  hidden(global, "process", processObject);
 
   // ---- randomness --------------------------------------------------------
   // Math.random is xoshiro128** seeded from the host's random source (secure
@@ -814,7 +936,7 @@
     let delay = Number(ms);
     if (!(delay >= 1 && delay <= 2147483647)) delay = 1;
     const id = ++timerSeq;
-    const t = { __proto__: null, id, due: DateNow() + delay, fn, args, every: repeat ? delay : 0, weak: weak === true };
+    const t = { __proto__: null, id, due: DateNow() + delay, delay, fn, args, every: repeat ? delay : 0, weak: weak === true };
     MapPrototypeSet(timers, id, t);
     if (weak === true) weakTimers++;
     if (heap.length > 64 && heap.length > 2 * MapPrototypeGetSize(timers)) {
@@ -823,7 +945,7 @@
     }
     heapPush(t);
     armed();
-    return id;
+    return handle(Timeout, id);
   }
   const callbackError = (fn) => {
     const e = new TypeError('The "callback" argument must be of type function. Received ' + received(fn));
@@ -855,9 +977,53 @@
     if (t.weak) weakTimers--;
     MapPrototypeDelete(timers, id);
   }
+  // Node's Timeout and Immediate objects: the timer's id as their primitive
+  // value (clearTimeout takes either), ref/unref (an unref'd timer keeps no
+  // settled run going), hasRef, refresh and close.
+  const timerIds = new WeakMap(); // Timeout or Immediate -> id
+  const handle = (Kind, id) => {
+    const h = new Kind();
+    WeakMapPrototypeSet(timerIds, h, id);
+    return h;
+  };
+  const liveTimer = (h) => {
+    const id = WeakMapPrototypeGet(timerIds, h);
+    return id === undefined ? undefined : MapPrototypeGet(timers, id);
+  };
+  const setWeak = (h, weak) => {
+    const t = liveTimer(h);
+    if (t === undefined || t.weak === weak) return;
+    t.weak = weak;
+    weakTimers += weak ? 1 : -1;
+  };
+  class Immediate {
+    ref() { setWeak(this, false); return this; }
+    unref() { setWeak(this, true); return this; }
+    hasRef() { const t = liveTimer(this); return t !== undefined && !t.weak; }
+    [Symbol.toPrimitive]() { return WeakMapPrototypeGet(timerIds, this); }
+  }
+  class Timeout {
+    ref() { setWeak(this, false); return this; }
+    unref() { setWeak(this, true); return this; }
+    hasRef() { const t = liveTimer(this); return t !== undefined && !t.weak; }
+    // Starts the delay again from now (a timer that already fired is left).
+    refresh() {
+      const t = liveTimer(this);
+      if (t !== undefined) {
+        const again = { __proto__: null, id: t.id, due: DateNow() + t.delay, delay: t.delay, fn: t.fn, args: t.args, every: t.every, weak: t.weak };
+        MapPrototypeSet(timers, t.id, again);
+        heapPush(again);
+        armed();
+      }
+      return this;
+    }
+    close() { clear(this); return this; }
+    [Symbol.toPrimitive]() { return WeakMapPrototypeGet(timerIds, this); }
+  }
   const clear = (id) => {
-    // Node's timer objects are numbers here; a number-like string clears too.
-    const key = typeof id === "number" ? id : typeof id === "string" ? Number(id) : undefined;
+    // A Timeout or Immediate, its number, or a number-like string.
+    const key = typeof id === "number" ? id : typeof id === "string" ? Number(id)
+      : typeof id === "object" && id !== null ? WeakMapPrototypeGet(timerIds, id) : undefined;
     if (key !== undefined) dropTimer(key);
   };
   hidden(global, "setTimeout", function setTimeout(fn, ms, ...args) { return schedule(fn, ms, args, false); });
@@ -865,11 +1031,11 @@
   hidden(global, "setImmediate", function setImmediate(fn, ...args) {
     if (typeof fn !== "function") throw callbackError(fn);
     const id = ++timerSeq;
-    const t = { __proto__: null, id, due: 0, fn, args, every: 0, immediate: true };
+    const t = { __proto__: null, id, due: 0, fn, args, every: 0, immediate: true, weak: false };
     MapPrototypeSet(timers, id, t);
     ArrayPrototypePush(immediates, t);
     armed();
-    return id;
+    return handle(Immediate, id);
   });
   hidden(global, "clearTimeout", function clearTimeout(id) { clear(id); });
   hidden(global, "clearInterval", function clearInterval(id) { clear(id); });

@@ -11,7 +11,8 @@ pub const NODE: Builtin = Builtin { name: "node", run, help: HELP, help_flag: tr
 const HELP: &str = "Usage: js -e CODE\n       js FILE\n\
 Runs JavaScript in this sandbox's QuickJS session (the same globals, files, tools and capabilities as\n\
 JavaScript runs). The code is the body of an async function: `await` works and a returned value is\n\
-printed. Status 1 if it throws. `node` is the same command.\n\
+printed. Status 1 if it throws. `node` is the same command. The command's standard input is the\n\
+script's (`fs.readFileSync(0)`, `process.stdin`).\n\
   -e, --eval CODE   run CODE\n  -p, --print CODE  run CODE and print its value (the same as -e)\n";
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -50,7 +51,9 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             (String::from_utf8_lossy(&bytes).into_owned(), &args[..0])
         }
     };
-    let stdin = Vec::new();
+    let read_code_from_stdin = args.is_empty();
+    // The code's standard input is the command's, unless the code came from it.
+    let stdin = if read_code_from_stdin { Vec::new() } else { ctx.stdin_all() };
     let outcome = ctx.sys().javascript(&code, rest, &stdin);
     let _ = ctx.out(&outcome.stdout);
     ctx.err(&outcome.stderr);

@@ -27,11 +27,32 @@
     return shown.length ? "{ " + ArrayPrototypeJoin(shown, ", ") + " }" : "{}";
   }
 
+  // Columns a string takes in a terminal: 2 for East Asian wide and
+  // fullwidth characters (and the emoji blocks), 0 for controls and
+  // combining marks, else 1.
+  function columns(text) {
+    let n = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = StringPrototypeCodePointAt(text, i);
+      if (c > 0xffff) i++;
+      if (c <= 0x1f || (c >= 0x7f && c <= 0x9f) || (c >= 0x300 && c <= 0x36f) || (c >= 0x200b && c <= 0x200f) ||
+        (c >= 0x20d0 && c <= 0x20ff) || (c >= 0xfe00 && c <= 0xfe0f) || (c >= 0xfe20 && c <= 0xfe2f) || (c >= 0xe0100 && c <= 0xe01ef)) continue;
+      const wide = c >= 0x1100 && (c <= 0x115f || c === 0x2329 || c === 0x232a ||
+        (c >= 0x2e80 && c <= 0x3247 && c !== 0x303f) || (c >= 0x3250 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0xa4c6) ||
+        (c >= 0xa960 && c <= 0xa97c) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) ||
+        (c >= 0xfe10 && c <= 0xfe19) || (c >= 0xfe30 && c <= 0xfe6b) || (c >= 0xff01 && c <= 0xff60) ||
+        (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1b000 && c <= 0x1b001) || (c >= 0x1f200 && c <= 0x1f251) ||
+        (c >= 0x1f300 && c <= 0x1f64f) || (c >= 0x20000 && c <= 0x3fffd));
+      n += wide ? 2 : 1;
+    }
+    return n;
+  }
+
   function renderTable(head, rows) {
     const widths = [];
     for (let c = 0; c < head.length; c++) {
-      let w = head[c].length;
-      for (let r = 0; r < rows.length; r++) w = MathMax(w, (rows[r][c] || "").length);
+      let w = columns(head[c]);
+      for (let r = 0; r < rows.length; r++) w = MathMax(w, columns(rows[r][c] || ""));
       ArrayPrototypePush(widths, w + 2);
     }
     const line = (l, m, r) => {
@@ -43,7 +64,7 @@
       const parts = [];
       for (let c = 0; c < widths.length; c++) {
         const text = cells[c] || "";
-        ArrayPrototypePush(parts, " " + text + StringPrototypeRepeat(" ", widths[c] - 1 - text.length));
+        ArrayPrototypePush(parts, " " + text + StringPrototypeRepeat(" ", widths[c] - 1 - columns(text)));
       }
       return "│" + ArrayPrototypeJoin(parts, "│") + "│";
     };

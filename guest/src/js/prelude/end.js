@@ -1,11 +1,16 @@
   // ---- what the native side calls --------------------------------------
 
+  // What modules.js resets before each run.
+  const runHooks = [];
+
   return {
     // Called before each run: the output budget, and the tool names when they changed.
     begin(n, names) {
       budget[1] = n;
       budget[2] = n;
       uncaught = undefined;
+      exitCode = undefined;
+      for (let i = 0; i < runHooks.length; i++) runHooks[i]();
       if (names) {
         registered = copyOf(names);
         for (let i = 0; i < names.length; i++) bind(names[i]);
@@ -38,7 +43,7 @@
         t = nextImmediate();
         if (t === undefined) return;
         immediateHead++;
-        MapPrototypeDelete(timers, t.id);
+        dropTimer(t.id);
       }
       try {
         ReflectApply(t.fn, undefined, t.args);
@@ -47,6 +52,11 @@
       }
     },
     unhandled,
+    // util.inspect (modules.js), and how it shows instances of a prototype.
+    inspect: inspectWith,
+    inspectAs(proto, show) { MapPrototypeSet(inspectHooks, proto, show); },
+    onRun(fn) { ArrayPrototypePush(runHooks, fn); },
+    formatArgs: format,
     // The error a failed call's promise rejects with.
     toolError(message, code, reason, tool, toolCode, status) {
       return new ToolError(message, code, reason || undefined, tool, toolCode ?? undefined, status ?? undefined);

@@ -66,15 +66,16 @@
   class TextDecoder {
     constructor(encoding = "utf-8", options = undefined) {
       const name = StringPrototypeToLowerCase(StringPrototypeTrim(toStr(encoding)));
-      if (name !== "utf-8" && name !== "utf8" && name !== "unicode-1-1-utf-8") {
+      const enc = MapPrototypeGet(DECODER_LABELS, name);
+      if (enc === undefined) {
         const e = new RangeError('The "' + toStr(encoding) + '" encoding is not supported');
         setOwn(e, "code", "ERR_ENCODING_NOT_SUPPORTED");
         throw e;
       }
       const fatal = !!(options && options.fatal), ignoreBOM = !!(options && options.ignoreBOM);
-      WeakMapPrototypeSet(decoderState, this, { __proto__: null, fatal, ignoreBOM, needed: 0, seen: 0, cp: 0, lower: 0x80, upper: 0xbf, bomSeen: false });
+      WeakMapPrototypeSet(decoderState, this, { __proto__: null, enc, fatal, ignoreBOM, needed: 0, seen: 0, cp: 0, lower: 0x80, upper: 0xbf, bomSeen: false, odd: -1, high: 0 });
     }
-    get encoding() { return "utf-8"; }
+    get encoding() { return WeakMapPrototypeGet(decoderState, this).enc; }
     get fatal() { return WeakMapPrototypeGet(decoderState, this).fatal; }
     get ignoreBOM() { return WeakMapPrototypeGet(decoderState, this).ignoreBOM; }
     decode(input = undefined, options = undefined) {
@@ -82,6 +83,7 @@
       if (st === undefined) throw new TypeError("Value of \"this\" must be of type TextDecoder");
       const bytes = bytesOf(input);
       const stream = !!(options && options.stream);
+      if (st.enc !== "utf-8") return decodeOther(st, bytes, stream);
       const out = [];
       let chunk = [];
       const put = (c) => {
@@ -141,6 +143,59 @@
       if (!stream) st.bomSeen = false;
       return text;
     }
+  }
+  // The WHATWG labels of the encodings TextDecoder knows, and their names.
+  const DECODER_LABELS = new Map();
+  const labels = (name, list) => { for (let i = 0; i < list.length; i++) MapPrototypeSet(DECODER_LABELS, list[i], name); };
+  labels("utf-8", ["unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "utf-8", "utf8", "x-unicode20utf8"]);
+  labels("utf-16le", ["csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"]);
+  labels("utf-16be", ["unicodefffe", "utf-16be"]);
+  labels("windows-1252", ["ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
+    "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252"]);
+  // UTF-16 (either byte order) as the WHATWG decoders do, and
+  // "windows-1252" as Node 20 decodes it: each byte its own code point
+  // (ISO-8859-1; WHATWG would map 0x80-0x9F to other characters).
+  function decodeOther(st, bytes, stream) {
+    const units = [];
+    const out = [];
+    const flush = () => { ArrayPrototypePush(out, ReflectApply(StringFromCharCode, undefined, units)); ArrayPrototypeSplice(units, 0, units.length); };
+    const put = (u) => { ArrayPrototypePush(units, u); if (units.length >= 8192) flush(); };
+    const bad = () => {
+      if (st.fatal) {
+        const e = new TypeError("The encoded data was not valid for encoding " + st.enc);
+        setOwn(e, "code", "ERR_ENCODING_INVALID_ENCODED_DATA");
+        throw e;
+      }
+      put(0xfffd);
+    };
+    const n = TypedArrayPrototypeGetLength(bytes);
+    if (st.enc === "windows-1252") {
+      for (let i = 0; i < n; i++) put(bytes[i]);
+    } else {
+      const le = st.enc === "utf-16le";
+      for (let i = 0; i < n; i++) {
+        if (st.odd < 0) { st.odd = bytes[i]; continue; }
+        const u = le ? st.odd | (bytes[i] << 8) : (st.odd << 8) | bytes[i];
+        st.odd = -1;
+        if (st.high) {
+          if (u >= 0xdc00 && u <= 0xdfff) { put(st.high); put(u); st.high = 0; continue; }
+          st.high = 0;
+          bad();
+        }
+        if (u >= 0xd800 && u <= 0xdbff) st.high = u;
+        else if (u >= 0xdc00 && u <= 0xdfff) bad();
+        else put(u);
+      }
+      if (!stream && (st.odd >= 0 || st.high)) { st.odd = -1; st.high = 0; bad(); }
+    }
+    flush();
+    let text = ArrayPrototypeJoin(out, "");
+    if (st.enc !== "windows-1252" && !st.ignoreBOM && !st.bomSeen && text.length) {
+      if (StringPrototypeCharCodeAt(text, 0) === 0xfeff) text = StringPrototypeSlice(text, 1);
+      st.bomSeen = true;
+    }
+    if (!stream) st.bomSeen = false;
+    return text;
   }
   hidden(global, "TextEncoder", TextEncoder);
   hidden(global, "TextDecoder", TextDecoder);
