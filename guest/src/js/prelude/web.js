@@ -311,9 +311,35 @@
     MapPrototypeSet(memo, v, out);
     return out;
   }
+  const ArrayBufferPrototypeTransfer = uncurryThis(ArrayBuffer.prototype.transfer);
+  const ArrayBufferPrototypeGetDetached = getterOf(ArrayBuffer.prototype, "detached");
+  // The ArrayBuffers of `options.transfer` that are not detached yet.
+  function transferList(options) {
+    const list = options === undefined || options === null ? undefined : options.transfer;
+    if (list === undefined) return [];
+    if (list === null || typeof list !== "object" || typeof list[SymbolIterator] !== "function") {
+      throw new TypeError("Optional transferList argument must be an iterable");
+    }
+    const out = [];
+    const it = list[SymbolIterator]();
+    for (let r = it.next(); !r.done; r = it.next()) {
+      const b = r.value;
+      if (!isA(b, ArrayBufferPrototype)) throw new TypeError("Found invalid object in transferList");
+      if (ArrayPrototypeIncludes(out, b)) throw new DOMException("Transfer list contains duplicate ArrayBuffer", "DataCloneError");
+      if (!ArrayBufferPrototypeGetDetached(b)) ArrayPrototypePush(out, b);
+    }
+    return out;
+  }
   hidden(global, "structuredClone", function structuredClone(value, options = undefined) {
     if (arguments.length === 0) throw new TypeError('The "value" argument must be specified');
-    return clone(value, new Map());
+    // A transferred buffer's bytes go to the clone (views in the value
+    // follow them) and the original is detached afterwards.
+    const moved = transferList(options);
+    const memo = new Map();
+    for (let i = 0; i < moved.length; i++) MapPrototypeSet(memo, moved[i], ArrayBufferPrototypeSlice(moved[i], 0));
+    const out = clone(value, memo);
+    for (let i = 0; i < moved.length; i++) ArrayBufferPrototypeTransfer(moved[i]);
+    return out;
   });
 
   // ---- Event / EventTarget
