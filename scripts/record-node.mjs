@@ -3,7 +3,9 @@
 // script), each `<case>.mjs` as an ES module, in an empty directory, with
 // `<case>.in` (when there is one) as its standard input; its stdout and
 // stderr are written beside it as `<case>.out` and `<case>.err`, and an exit
-// status other than 0 as `<case>.status`.
+// status other than 0 as `<case>.status`. Record with the active LTS Node
+// (24: https://nodejs.org/en/about/previous-releases); the version is kept
+// in fixtures/node/NODE_VERSION.
 //   RECORD=1 node scripts/record-node.mjs [family...]
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +18,7 @@ if (process.env.RECORD !== "1") {
   process.exit(2);
 }
 const root = fileURLToPath(new URL("../__tests__/fixtures/node/", import.meta.url));
+writeFileSync(join(root, "NODE_VERSION"), `${process.version}\n`);
 const families = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
 for (const family of families) {
   for (const file of readdirSync(join(root, family)).filter((f) => /\.m?js$/.test(f)).sort()) {

@@ -1,6 +1,6 @@
 
   // ---- the rest of Node's console ----------------------------------------
-  // table, group, count, time, assert, dir, formatted as Node 20 formats
+  // table, group, count, time, assert, dir, formatted as Node 24 formats
   // them. A warning Node would print as a process warning goes to stderr as
   // "Warning: …".
 
@@ -185,7 +185,9 @@
     },
     assert(ok, ...a) {
       if (ok) return;
-      a[0] = a.length === 0 ? "Assertion failed" : "Assertion failed: " + toStr(a[0]);
+      // A string message is prefixed; anything else follows the words.
+      if (a.length && typeof a[0] === "string") a[0] = "Assertion failed: " + a[0];
+      else ArrayPrototypeSplice(a, 0, 0, "Assertion failed");
       emit(STDERR, a);
     },
     dir(v, options) {

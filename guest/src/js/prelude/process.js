@@ -35,7 +35,7 @@
   hidden(processObject, "stdout", writeStream(STDOUT));
   hidden(processObject, "stderr", writeStream(STDERR));
 
-  // process.exitCode: validated as Node 20 does, handed to the native side
+  // process.exitCode: validated as Node does, handed to the native side
   // (the run's exit code if it ends without an error), reset for each run.
   let exitCode;
   const exitStatus = (code, what) => {

@@ -152,9 +152,10 @@
   labels("utf-16be", ["unicodefffe", "utf-16be"]);
   labels("windows-1252", ["ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
     "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252"]);
-  // UTF-16 (either byte order) as the WHATWG decoders do, and
-  // "windows-1252" as Node 20 decodes it: each byte its own code point
-  // (ISO-8859-1; WHATWG would map 0x80-0x9F to other characters).
+  // windows-1252's 0x80 to 0x9F (its other bytes are their own code points).
+  const CP1252 = [0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d, 0x17d, 0x8f,
+    0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a, 0x153, 0x9d, 0x17e, 0x178];
+  // UTF-16 (either byte order) and windows-1252, as the WHATWG decoders do.
   function decodeOther(st, bytes, stream) {
     const units = [];
     const out = [];
@@ -170,7 +171,7 @@
     };
     const n = TypedArrayPrototypeGetLength(bytes);
     if (st.enc === "windows-1252") {
-      for (let i = 0; i < n; i++) put(bytes[i]);
+      for (let i = 0; i < n; i++) { const b = bytes[i]; put(b >= 0x80 && b <= 0x9f ? CP1252[b - 0x80] : b); }
     } else {
       const le = st.enc === "utf-16le";
       for (let i = 0; i < n; i++) {
@@ -313,20 +314,21 @@
   }
   const ArrayBufferPrototypeTransfer = uncurryThis(ArrayBuffer.prototype.transfer);
   const ArrayBufferPrototypeGetDetached = getterOf(ArrayBuffer.prototype, "detached");
-  // The ArrayBuffers of `options.transfer` that are not detached yet.
+  // The ArrayBuffers of `options.transfer`, checked as Node 24 checks them.
   function transferList(options) {
     const list = options === undefined || options === null ? undefined : options.transfer;
     if (list === undefined) return [];
     if (list === null || typeof list !== "object" || typeof list[SymbolIterator] !== "function") {
-      throw new TypeError("Optional transferList argument must be an iterable");
+      throw new TypeError("Failed to execute 'structuredClone': transfer in Options cannot be converted to sequence.");
     }
     const out = [];
     const it = list[SymbolIterator]();
     for (let r = it.next(); !r.done; r = it.next()) {
       const b = r.value;
-      if (!isA(b, ArrayBufferPrototype)) throw new TypeError("Found invalid object in transferList");
+      if (!isA(b, ArrayBufferPrototype)) throw new DOMException("Found invalid value in transferList.", "DataCloneError");
+      if (ArrayBufferPrototypeGetDetached(b)) throw new DOMException("Cannot transfer object of unsupported type.", "DataCloneError");
       if (ArrayPrototypeIncludes(out, b)) throw new DOMException("Transfer list contains duplicate ArrayBuffer", "DataCloneError");
-      if (!ArrayBufferPrototypeGetDetached(b)) ArrayPrototypePush(out, b);
+      ArrayPrototypePush(out, b);
     }
     return out;
   }
