@@ -101,6 +101,12 @@ impl<'a, 'b> Ctx<'a, 'b> {
         self.interp.sys.read(path)
     }
 
+    /// The contents of a path that is not a file of the file system
+    /// (`/dev/null`, `/dev/stdin`, `/dev/fd/N`), or `None` for a file.
+    pub fn special_input(&mut self, path: &str) -> Option<Result<Vec<u8>, FsError>> {
+        self.interp.special_input(path, &self.io)
+    }
+
     /// Where output to `path` goes when it is not a file of the file system
     /// (`/dev/null`, `/dev/stdout`, `/dev/fd/N`, …).
     pub fn special_output(&mut self, path: &str) -> Option<Result<Output, FsError>> {

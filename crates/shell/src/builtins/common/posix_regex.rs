@@ -880,9 +880,11 @@ impl Tx<'_> {
         }
         if negate {
             set.negate();
-            if self.newline_sensitive() {
-                set.remove(b'\n');
-            }
+        }
+        // grep matches within lines: no bracket (`[[:space:]]`, `[^a]`)
+        // matches the line terminator.
+        if self.opts.dialect == Dialect::Grep || (negate && self.newline_sensitive()) {
+            set.remove(b'\n');
         }
         self.begin_atom();
         set.emit(&mut self.out);
