@@ -60,6 +60,14 @@ impl<'a, 'b> Ctx<'a, 'b> {
         self.io.stdout.borrow_mut().write(sys, bytes.as_ref())
     }
 
+    /// Prints bash's `name: write error: Bad file descriptor` when standard
+    /// output is closed (`>&-`); other write failures stay silent.
+    pub fn write_failed(&mut self, name: &str) {
+        if matches!(*self.io.stdout.borrow(), crate::io::Sink::Closed) {
+            self.shell_error(&format!("{name}: write error: Bad file descriptor"));
+        }
+    }
+
     /// Writes to standard error (errors writing it are ignored).
     pub fn err(&mut self, bytes: impl AsRef<[u8]>) {
         let sys = &mut *self.interp.sys;

@@ -253,7 +253,7 @@ impl Interp<'_> {
                     io.stdin = input(Vec::new());
                     Ok(())
                 }
-                1 | 2 => self.set_fd_output(fd, output(Sink::Null), io),
+                1 | 2 => self.set_fd_output(fd, output(Sink::Closed), io),
                 _ => {
                     Rc::make_mut(&mut io.fds).remove(&fd);
                     Ok(())
@@ -278,6 +278,60 @@ impl Interp<'_> {
             // `<&1`: reading an output gets nothing.
             (Fd::Out(_), true) => self.set_fd_input(fd, input(Vec::new()), io),
         }
+    }
+}
+
+/// `name` of a `{name}` word (before a redirection: `exec {fd}>file`).
+pub(crate) fn named_fd(word: &str) -> Option<String> {
+    let name = word.strip_prefix('{')?.strip_suffix('}')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| name.to_string())
+}
+
+impl Interp<'_> {
+    /// The redirections with each `{name}` one given a descriptor: a new
+    /// one (the lowest free from 10, stored in `name`), or for `{name}>&-`
+    /// the one `name` holds.
+    pub(crate) fn named_fd_redirects(
+        &mut self,
+        redirects: &[&ast::IoRedirect],
+        named: &[(usize, String)],
+        io: &Io,
+    ) -> Result<Vec<ast::IoRedirect>, i32> {
+        let mut taken: Vec<i32> = io.fds.keys().copied().collect();
+        let mut out = Vec::with_capacity(redirects.len());
+        for (i, r) in redirects.iter().enumerate() {
+            let r = (*r).clone();
+            let Some((_, name)) = named.iter().find(|(k, _)| *k == i) else {
+                out.push(r);
+                continue;
+            };
+            let ast::IoRedirect::File(_, kind, target) = r else {
+                out.push(r);
+                continue;
+            };
+            let closing = matches!(&target, ast::IoFileRedirectTarget::Duplicate(w) if w.value == "-");
+            let fd = if closing {
+                match self.state.get(name).and_then(|v| v.parse::<i32>().ok()) {
+                    Some(fd) => fd,
+                    None => {
+                        self.report(&format!("{name}: ambiguous redirect"));
+                        return Err(1);
+                    }
+                }
+            } else {
+                let Some(fd) = (10..=MAX_FD).find(|n| !taken.contains(n)) else {
+                    return self.bad_fd(MAX_FD);
+                };
+                taken.push(fd);
+                self.state.set(name, fd.to_string());
+                fd
+            };
+            out.push(ast::IoRedirect::File(Some(fd), kind, target));
+        }
+        Ok(out)
     }
 }
 

@@ -603,6 +603,8 @@ impl Interp<'_> {
         let mut words: Vec<(&ast::Word, Option<&ast::Assignment>)> = Vec::new();
         // (index of the word it comes before, kind, list)
         let mut procs: Procs = Vec::new();
+        // `{name}>file`: (index in `redirects`, name)
+        let mut named: Vec<(usize, String)> = Vec::new();
         let mut loc = None;
         for item in command.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -624,15 +626,37 @@ impl Interp<'_> {
             loc = loc.or_else(|| w.loc.clone());
             words.push((w, None));
         }
+        let mut previous_word = false;
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
+            let was_word = std::mem::replace(&mut previous_word, false);
             match item {
-                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
+                    if let (true, ast::IoRedirect::File(None, ..)) = (was_word, r) {
+                        if let Some(name) = words.last().and_then(|(w, _)| crate::fds::named_fd(&w.value)) {
+                            words.pop();
+                            named.push((redirects.len(), name));
+                        }
+                    }
+                    redirects.push(r);
+                }
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => words.push((w, Some(a))),
-                ast::CommandPrefixOrSuffixItem::Word(w) => words.push((w, None)),
+                ast::CommandPrefixOrSuffixItem::Word(w) => {
+                    previous_word = true;
+                    words.push((w, None));
+                }
                 ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
                     procs.push((words.len(), kind, sub));
                 }
             }
+        }
+        let owned;
+        if !named.is_empty() {
+            self.err = io.stderr.clone();
+            owned = match self.named_fd_redirects(&redirects, &named, io) {
+                Ok(owned) => owned,
+                Err(status) => return status,
+            };
+            redirects = owned.iter().collect();
         }
         let mark = (self.proc_files.len(), self.proc_pending.len());
         let status = self.exec_simple_with(io, &assignments, &redirects, &words, &procs, loc);
