@@ -246,7 +246,13 @@ impl Interp<'_> {
     }
 
     /// `fd<&target` or `fd>&target` with a numeric target or `-`.
-    pub(crate) fn duplicate_fd(&mut self, fd: i32, target: &str, io: &mut Io, input_kind: bool) -> Result<(), i32> {
+    pub(crate) fn duplicate_fd(
+        &mut self,
+        fd: i32,
+        target: &str,
+        io: &mut Io,
+        input_kind: bool,
+    ) -> Result<(), i32> {
         if target == "-" {
             return match fd {
                 0 => {

@@ -1259,7 +1259,7 @@ impl Interp<'_> {
                 let sink = self.open_output(path, false, io, files)?;
                 io.stdout = sink.clone();
                 io.stderr = sink;
-                return Ok(());
+                Ok(())
             }
             other => {
                 self.report(&format!("{other}: ambiguous redirect"));

@@ -491,7 +491,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     if matcher.gave_up.get() {
         ctx.error(
             "grep",
-            format!("exceeded the backtracking limit ({} steps) on some line: the pattern is too complex", posix::BACKTRACK_LIMIT),
+            format!(
+                "exceeded the backtracking limit ({} steps) on some line: the pattern is too complex",
+                posix::BACKTRACK_LIMIT
+            ),
         );
         return 2;
     }
@@ -534,7 +537,16 @@ mod tests {
             Anchor::Word => format!("(?:^|[^\\w\\n])({})(?:[^\\w\\n]|$)", t.pattern),
         };
         let re = posix::build(&format!("{}{}", posix::flags(&opts), body)).unwrap();
-        Matcher { re, anchor, per_line: false, empty: false, longest: None, fold: false }
+        Matcher {
+            re,
+            anchor,
+            per_line: false,
+            empty: false,
+            longest: None,
+            fold: false,
+            slow: None,
+            gave_up: Default::default(),
+        }
     }
 
     fn lines(m: &Matcher, buf: &str, invert: bool) -> Vec<String> {

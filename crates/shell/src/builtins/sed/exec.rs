@@ -187,7 +187,9 @@ impl<'p> Sed<'p> {
     pub(super) fn re_matches(&mut self, rx: Rx) -> Result<bool, String> {
         let Some(k) = self.regex(rx) else { return Err("no previous regular expression".to_string()) };
         match self.prog.regexes.get(k) {
-            Some(SedRe { slow: Some(slow), .. }) => slow.is_match(self.ps.as_slice()).map_err(|_| too_complex()),
+            Some(SedRe { slow: Some(slow), .. }) => {
+                slow.is_match(self.ps.as_slice()).map_err(|_| too_complex())
+            }
             Some(r) => Ok(r.re.is_match(&self.ps)),
             None => Ok(false),
         }
