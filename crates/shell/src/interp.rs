@@ -1078,18 +1078,22 @@ impl Interp<'_> {
         }
         let saved_err = std::mem::replace(&mut self.err, io.stderr.clone());
         let exec_io = self.exec_io.len();
+        let procs = (self.proc_files.len(), self.proc_pending.len());
         let mut files = Vec::new();
+        let outer = io;
         let mut io = io.clone();
         for r in redirects {
             if let Err(status) = self.redirect(r.borrow(), &mut io, &mut files) {
                 self.flush(files);
                 self.err = saved_err;
+                self.finish_process_substitutions(procs, outer);
                 return status;
             }
         }
         self.err = saved_err;
         let mut status = f(self, &io);
         self.exec_io.truncate(exec_io);
+        self.finish_process_substitutions(procs, outer);
         if !self.flush(files) && status == 0 {
             status = 1;
         }
