@@ -9,7 +9,11 @@ fn run_with_steps(script: &str, steps: u64) -> (String, String, i32) {
     let mut sys = TestSystem::new();
     sys.steps_left = Some(steps);
     let status = Shell::new().run(&mut sys, script);
-    (String::from_utf8_lossy(&sys.stdout).into_owned(), String::from_utf8_lossy(&sys.stderr).into_owned(), status)
+    (
+        String::from_utf8_lossy(&sys.stdout).into_owned(),
+        String::from_utf8_lossy(&sys.stderr).into_owned(),
+        status,
+    )
 }
 
 #[test]
@@ -34,7 +38,8 @@ fn nested_substitutions_hit_the_nesting_cap() {
 
 #[test]
 fn paths_are_released_after_the_command() {
-    let (stdout, stderr, status) = run_with_steps("echo <(true) <(true); echo <(true); cat /dev/fd/63", 10_000);
+    let (stdout, stderr, status) =
+        run_with_steps("echo <(true) <(true); echo <(true); cat /dev/fd/63", 10_000);
     assert_eq!(stdout, "/dev/fd/63 /dev/fd/62\n/dev/fd/63\n");
     assert_eq!(stderr, "cat: /dev/fd/63: Bad file descriptor\n");
     assert_eq!(status, 1);
