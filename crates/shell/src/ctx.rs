@@ -12,6 +12,8 @@ pub struct Io {
     pub stdin: InputRef,
     pub stdout: Output,
     pub stderr: Output,
+    /// Descriptors 3 and up.
+    pub fds: crate::fds::Fds,
 }
 
 /// The context a builtin runs in.
@@ -58,6 +60,14 @@ impl<'a, 'b> Ctx<'a, 'b> {
         self.io.stdout.borrow_mut().write(sys, bytes.as_ref())
     }
 
+    /// Prints bash's `name: write error: Bad file descriptor` when standard
+    /// output is closed (`>&-`); other write failures stay silent.
+    pub fn write_failed(&mut self, name: &str) {
+        if matches!(*self.io.stdout.borrow(), crate::io::Sink::Closed) {
+            self.shell_error(&format!("{name}: write error: Bad file descriptor"));
+        }
+    }
+
     /// Writes to standard error (errors writing it are ignored).
     pub fn err(&mut self, bytes: impl AsRef<[u8]>) {
         let sys = &mut *self.interp.sys;
@@ -84,10 +94,11 @@ impl<'a, 'b> Ctx<'a, 'b> {
     /// The contents of an input operand: `-` is standard input, anything
     /// else a file.
     pub fn read_input(&mut self, path: &str) -> Result<Vec<u8>, FsError> {
-        match path {
-            "-" | "/dev/stdin" => return Ok(self.stdin_all()),
-            "/dev/null" => return Ok(Vec::new()),
-            _ => {}
+        if path == "-" {
+            return Ok(self.stdin_all());
+        }
+        if let Some(result) = self.interp.special_input(path, &self.io) {
+            return result;
         }
         match self.interp.sys.stat(path) {
             Ok(meta) if meta.kind == crate::system::Kind::Dir => {
@@ -96,6 +107,29 @@ impl<'a, 'b> Ctx<'a, 'b> {
             _ => {}
         }
         self.interp.sys.read(path)
+    }
+
+    /// The contents of a path that is not a file of the file system
+    /// (`/dev/null`, `/dev/stdin`, `/dev/fd/N`), or `None` for a file.
+    pub fn special_input(&mut self, path: &str) -> Option<Result<Vec<u8>, FsError>> {
+        self.interp.special_input(path, &self.io)
+    }
+
+    /// Where output to `path` goes when it is not a file of the file system
+    /// (`/dev/null`, `/dev/stdout`, `/dev/fd/N`, …).
+    pub fn special_output(&mut self, path: &str) -> Option<Result<Output, FsError>> {
+        self.interp.special_output(path, &self.io)
+    }
+
+    /// Descriptor `fd` as an input (`read -u`), if it is open for reading.
+    pub fn input_fd(&self, fd: i32) -> Option<crate::io::InputRef> {
+        match fd {
+            0 => Some(self.io.stdin.clone()),
+            _ => match self.io.fds.get(&fd) {
+                Some(crate::fds::Fd::In(data)) => Some(data.clone()),
+                _ => None,
+            },
+        }
     }
 
     /// Prints the GNU-style message for a failed file operand:

@@ -233,7 +233,12 @@ impl Interp<'_> {
     /// Runs `$( … )` and returns its output without trailing newlines.
     pub(crate) fn command_substitution(&mut self, script: &str) -> String {
         let stdout = output(Sink::Buffer(Vec::new()));
-        let io = Io { stdin: input(Vec::new()), stdout: stdout.clone(), stderr: self.err.clone() };
+        let io = Io {
+            stdin: input(Vec::new()),
+            stdout: stdout.clone(),
+            stderr: self.err.clone(),
+            fds: crate::fds::no_fds(),
+        };
         if self.depth >= crate::interp::MAX_DEPTH {
             self.report(&format!("maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));
             self.aborted = true;

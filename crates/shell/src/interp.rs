@@ -50,12 +50,23 @@ pub struct Interp<'a> {
     /// A nesting limit was hit: the whole run ends, subshells included
     /// (otherwise `f() { f | f; }` would retry exponentially).
     pub(crate) aborted: bool,
+    /// Streams replaced by `exec` redirections (see [`crate::fds`]).
+    pub(crate) exec_io: Vec<(Io, Io)>,
+    /// Files opened by `exec` redirections, written after each command.
+    pub(crate) exec_files: Vec<PendingFile>,
+    /// The `/dev/fd/N` paths of the process substitutions in use.
+    pub(crate) proc_files: Vec<(String, crate::fds::ProcFile)>,
+    /// The `>(list)`s waiting for their command to finish.
+    pub(crate) proc_pending: Vec<crate::fds::PendingProc>,
 }
 
+/// The process substitutions among a command's words.
+type Procs<'a> = Vec<(usize, &'a ast::ProcessSubstitutionKind, &'a ast::SubshellCommand)>;
+
 /// A file named by an output redirection: collected, then written.
-struct PendingFile {
-    path: String,
-    sink: Output,
+pub(crate) struct PendingFile {
+    pub(crate) path: String,
+    pub(crate) sink: Output,
 }
 
 fn parser_options() -> brush_parser::ParserOptions {
@@ -136,8 +147,17 @@ pub(crate) fn run_script(
         subst_status: None,
         random: seed | 1,
         aborted: false,
+        exec_io: Vec::new(),
+        exec_files: Vec::new(),
+        proc_files: Vec::new(),
+        proc_pending: Vec::new(),
     };
-    let io = Io { stdin: input(stdin), stdout: output(Sink::Host(Stream::Stdout)), stderr: err };
+    let io = Io {
+        stdin: input(stdin),
+        stdout: output(Sink::Host(Stream::Stdout)),
+        stderr: err,
+        fds: crate::fds::no_fds(),
+    };
     let status = interp.run_source(script, &io);
     let status = match interp.flow.take() {
         Some(Flow::Exit(code)) => code,
@@ -247,7 +267,7 @@ impl Interp<'_> {
         for (i, command) in stages.iter().enumerate() {
             let last = i + 1 == stages.len();
             let stdout = if last { io.stdout.clone() } else { output(Sink::Buffer(Vec::new())) };
-            let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), stderr: io.stderr.clone() };
+            let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), ..io.clone() };
             statuses.push(self.subshell(|me| me.exec_command(command, &stage)));
             if !last {
                 let data = match &mut *stdout.borrow_mut() {
@@ -275,7 +295,10 @@ impl Interp<'_> {
         let saved = self.state.clone();
         let cwd = self.sys.cwd();
         let loops = std::mem::replace(&mut self.loops, 0);
+        let exec_io = self.exec_io.len();
         let mut status = f(self);
+        self.flush_exec_files();
+        self.exec_io.truncate(exec_io);
         if let Some(Flow::Exit(code)) = self.flow {
             status = code;
         }
@@ -296,6 +319,18 @@ impl Interp<'_> {
             self.flow = Some(Flow::Exit(130));
             return 130;
         }
+        if !self.exec_io.is_empty() {
+            let io = self.effective_io(io);
+            let status = self.exec_command_with(command, &io);
+            self.flush_exec_files();
+            return status;
+        }
+        let status = self.exec_command_with(command, io);
+        self.flush_exec_files();
+        status
+    }
+
+    fn exec_command_with(&mut self, command: &ast::Command, io: &Io) -> i32 {
         match command {
             ast::Command::Simple(simple) => self.exec_simple(simple, io),
             ast::Command::Compound(compound, redirects) => {
@@ -566,6 +601,10 @@ impl Interp<'_> {
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         // (word, is an assignment-looking argument of a declaration builtin)
         let mut words: Vec<(&ast::Word, Option<&ast::Assignment>)> = Vec::new();
+        // (index of the word it comes before, kind, list)
+        let mut procs: Procs = Vec::new();
+        // `{name}>file`: (index in `redirects`, name)
+        let mut named: Vec<(usize, String)> = Vec::new();
         let mut loc = None;
         for item in command.prefix.iter().flat_map(|p| p.0.iter()) {
             match item {
@@ -578,10 +617,8 @@ impl Interp<'_> {
                     loc = loc.or_else(|| w.loc.clone());
                     words.push((w, None));
                 }
-                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
-                    self.err = io.stderr.clone();
-                    self.report("process substitution is not supported in the sandbox");
-                    return 1;
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                    procs.push((words.len(), kind, sub));
                 }
             }
         }
@@ -589,24 +626,63 @@ impl Interp<'_> {
             loc = loc.or_else(|| w.loc.clone());
             words.push((w, None));
         }
+        let mut previous_word = false;
         for item in command.suffix.iter().flat_map(|s| s.0.iter()) {
+            let was_word = std::mem::replace(&mut previous_word, false);
             match item {
-                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirects.push(r),
+                ast::CommandPrefixOrSuffixItem::IoRedirect(r) => {
+                    if let (true, ast::IoRedirect::File(None, ..)) = (was_word, r) {
+                        if let Some(name) = words.last().and_then(|(w, _)| crate::fds::named_fd(&w.value)) {
+                            words.pop();
+                            named.push((redirects.len(), name));
+                        }
+                    }
+                    redirects.push(r);
+                }
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => words.push((w, Some(a))),
-                ast::CommandPrefixOrSuffixItem::Word(w) => words.push((w, None)),
-                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(..) => {
-                    self.err = io.stderr.clone();
-                    self.report("process substitution is not supported in the sandbox");
-                    return 1;
+                ast::CommandPrefixOrSuffixItem::Word(w) => {
+                    previous_word = true;
+                    words.push((w, None));
+                }
+                ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
+                    procs.push((words.len(), kind, sub));
                 }
             }
         }
+        let owned;
+        if !named.is_empty() {
+            self.err = io.stderr.clone();
+            owned = match self.named_fd_redirects(&redirects, &named, io) {
+                Ok(owned) => owned,
+                Err(status) => return status,
+            };
+            redirects = owned.iter().collect();
+        }
+        let mark = (self.proc_files.len(), self.proc_pending.len());
+        let status = self.exec_simple_with(io, &assignments, &redirects, &words, &procs, loc);
+        self.finish_process_substitutions(mark, io);
+        status
+    }
+
+    fn exec_simple_with(
+        &mut self,
+        io: &Io,
+        assignments: &[&ast::Assignment],
+        redirects: &[&ast::IoRedirect],
+        words: &[(&ast::Word, Option<&ast::Assignment>)],
+        procs: &Procs,
+        loc: Option<brush_parser::SourceSpan>,
+    ) -> i32 {
         self.set_line(loc);
         self.err = io.stderr.clone();
         self.subst_status = None;
 
         let mut argv: Vec<String> = Vec::new();
-        for (word, assignment) in &words {
+        let mut procs = procs.iter().peekable();
+        for (i, (word, assignment)) in words.iter().enumerate() {
+            while let Some((_, kind, sub)) = procs.next_if(|p| p.0 == i) {
+                argv.push(self.process_substitution(kind, sub, io));
+            }
             let expanded = match assignment {
                 Some(a) if argv.first().is_some_and(|c| is_declaration(c)) => {
                     self.assignment_text(a, &argv).map(|s| vec![s])
@@ -618,20 +694,23 @@ impl Interp<'_> {
                 Err(e) => return self.expansion_failed(e),
             }
         }
+        for (_, kind, sub) in procs {
+            argv.push(self.process_substitution(kind, sub, io));
+        }
 
         if argv.is_empty() {
-            for a in &assignments {
+            for a in assignments {
                 if let Err(status) = self.assign(a, false) {
                     return status;
                 }
             }
             let status = self.subst_status.unwrap_or(0);
-            return self.with_redirects(Some(&redirects), io, |_, _| status);
+            return self.with_redirects(Some(redirects), io, |_, _| status);
         }
 
         // `NAME=value cmd`: the assignments hold for the command only.
         let mut saved: Vec<(String, Option<Var>)> = Vec::new();
-        for a in &assignments {
+        for a in assignments {
             let name = assignment_name(a).to_string();
             saved.push((name.clone(), self.state.vars.get(&name).cloned()));
             if let Err(status) = self.assign(a, true) {
@@ -643,7 +722,11 @@ impl Interp<'_> {
             let line = format!("+ {}\n", argv.join(" "));
             let _ = io.stderr.borrow_mut().write(&mut *self.sys, line.as_bytes());
         }
-        let status = self.with_redirects(Some(&redirects), io, |me, io| me.exec_argv(&argv, io));
+        if argv.len() == 1 && argv.first().is_some_and(|a| a == "exec") {
+            self.restore_vars(saved);
+            return self.exec_redirects(redirects, io);
+        }
+        let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
         self.restore_vars(saved);
         status
     }
@@ -994,17 +1077,23 @@ impl Interp<'_> {
             return f(self, io);
         }
         let saved_err = std::mem::replace(&mut self.err, io.stderr.clone());
+        let exec_io = self.exec_io.len();
+        let procs = (self.proc_files.len(), self.proc_pending.len());
         let mut files = Vec::new();
+        let outer = io;
         let mut io = io.clone();
         for r in redirects {
             if let Err(status) = self.redirect(r.borrow(), &mut io, &mut files) {
                 self.flush(files);
                 self.err = saved_err;
+                self.finish_process_substitutions(procs, outer);
                 return status;
             }
         }
         self.err = saved_err;
         let mut status = f(self, &io);
+        self.exec_io.truncate(exec_io);
+        self.finish_process_substitutions(procs, outer);
         if !self.flush(files) && status == 0 {
             status = 1;
         }
@@ -1030,7 +1119,7 @@ impl Interp<'_> {
         ok
     }
 
-    fn redirect(
+    pub(crate) fn redirect(
         &mut self,
         r: &ast::IoRedirect,
         io: &mut Io,
@@ -1051,7 +1140,7 @@ impl Interp<'_> {
                         match kind {
                             ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::ReadAndWrite => {
                                 let data = self.open_input(&path, io)?;
-                                self.set_fd_input(fd, data, io)
+                                self.set_fd_input(fd, input(data), io)
                             }
                             ast::IoFileRedirectKind::Write
                             | ast::IoFileRedirectKind::Clobber
@@ -1073,9 +1162,15 @@ impl Interp<'_> {
                         let target = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
                         self.duplicate(fd, &target, io, input_kind, files)
                     }
-                    ast::IoFileRedirectTarget::ProcessSubstitution(..) => {
-                        self.report("process substitution is not supported in the sandbox");
-                        Err(1)
+                    ast::IoFileRedirectTarget::ProcessSubstitution(kind, sub) => {
+                        let path = self.process_substitution(kind, sub, io);
+                        if input_kind {
+                            let data = self.open_input(&path, io)?;
+                            self.set_fd_input(fd, input(data), io)
+                        } else {
+                            let sink = self.open_output(&path, false, io, files)?;
+                            self.set_fd_output(fd, sink, io)
+                        }
                     }
                 }
             }
@@ -1088,12 +1183,12 @@ impl Interp<'_> {
                 if doc.remove_tabs {
                     body = body.split_inclusive('\n').map(|l| l.trim_start_matches('\t')).collect();
                 }
-                self.set_fd_input(fd.unwrap_or(0), body.into_bytes(), io)
+                self.set_fd_input(fd.unwrap_or(0), input(body.into_bytes()), io)
             }
             ast::IoRedirect::HereString(fd, word) => {
                 let mut text = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
                 text.push('\n');
-                self.set_fd_input(fd.unwrap_or(0), text.into_bytes(), io)
+                self.set_fd_input(fd.unwrap_or(0), input(text.into_bytes()), io)
             }
             ast::IoRedirect::OutputAndError(word, append) => {
                 let path = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
@@ -1106,10 +1201,11 @@ impl Interp<'_> {
     }
 
     fn open_input(&mut self, path: &str, io: &Io) -> Result<Vec<u8>, i32> {
-        match path {
-            "/dev/null" => return Ok(Vec::new()),
-            "/dev/stdin" => return Ok(io.stdin.borrow_mut().read_all()),
-            _ => {}
+        if let Some(result) = self.special_input(path, io) {
+            return result.map_err(|e| {
+                self.report(&format!("{path}: {}", e.describe()));
+                1
+            });
         }
         let result = match self.sys.stat(path) {
             Ok(meta) if meta.kind == crate::system::Kind::Dir => {
@@ -1130,15 +1226,15 @@ impl Interp<'_> {
         io: &Io,
         files: &mut Vec<PendingFile>,
     ) -> Result<Output, i32> {
-        match path {
-            "/dev/null" => return Ok(output(Sink::Null)),
-            "/dev/stdout" => return Ok(io.stdout.clone()),
-            "/dev/stderr" => return Ok(io.stderr.clone()),
-            "" => {
-                self.report(": No such file or directory");
-                return Err(1);
-            }
-            _ => {}
+        if path.is_empty() {
+            self.report(": No such file or directory");
+            return Err(1);
+        }
+        if let Some(result) = self.special_output(path, io) {
+            return result.map_err(|e| {
+                self.report(&format!("{path}: {}", e.describe()));
+                1
+            });
         }
         let mode = if append { WriteMode::Append } else { WriteMode::Truncate };
         if let Err(e) = self.sys.write(path, b"", mode) {
@@ -1150,28 +1246,6 @@ impl Interp<'_> {
         Ok(sink)
     }
 
-    fn set_fd_input(&mut self, fd: i32, data: Vec<u8>, io: &mut Io) -> Result<(), i32> {
-        if fd == 0 {
-            io.stdin = input(data);
-            Ok(())
-        } else {
-            self.report(&format!("{fd}: only file descriptors 0, 1 and 2 are supported"));
-            Err(1)
-        }
-    }
-
-    fn set_fd_output(&mut self, fd: i32, sink: Output, io: &mut Io) -> Result<(), i32> {
-        match fd {
-            1 => io.stdout = sink,
-            2 => io.stderr = sink,
-            _ => {
-                self.report(&format!("{fd}: only file descriptors 0, 1 and 2 are supported"));
-                return Err(1);
-            }
-        }
-        Ok(())
-    }
-
     fn duplicate(
         &mut self,
         fd: i32,
@@ -1180,34 +1254,22 @@ impl Interp<'_> {
         input_kind: bool,
         files: &mut Vec<PendingFile>,
     ) -> Result<(), i32> {
-        if target == "-" {
-            return if input_kind {
-                self.set_fd_input(fd, Vec::new(), io)
-            } else {
-                self.set_fd_output(fd, output(Sink::Null), io)
-            };
+        if target == "-" || target.bytes().all(|c| c.is_ascii_digit()) {
+            return self.duplicate_fd(fd, target, io, input_kind);
         }
-        let sink = match target {
-            "1" => io.stdout.clone(),
-            "2" => io.stderr.clone(),
-            "0" if input_kind => return Ok(()),
-            other if other.chars().all(|c| c.is_ascii_digit()) => {
-                self.report(&format!("{other}: Bad file descriptor"));
-                return Err(1);
-            }
+        match target {
             // `>& file` (csh style) means both outputs to the file.
             path if !input_kind => {
                 let sink = self.open_output(path, false, io, files)?;
                 io.stdout = sink.clone();
                 io.stderr = sink;
-                return Ok(());
+                Ok(())
             }
             other => {
                 self.report(&format!("{other}: ambiguous redirect"));
-                return Err(1);
+                Err(1)
             }
-        };
-        self.set_fd_output(fd, sink, io)
+        }
     }
 }
 

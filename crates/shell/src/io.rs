@@ -22,6 +22,8 @@ pub enum Sink {
     Buffer(Vec<u8>),
     /// `/dev/null`.
     Null,
+    /// A closed descriptor (`>&-`): every write fails.
+    Closed,
 }
 
 /// The write end failed: the reader is gone or the stream is full.
@@ -55,6 +57,7 @@ impl Sink {
                 Ok(())
             }
             Sink::Null => Ok(()),
+            Sink::Closed => Err(Closed),
         }
     }
 }

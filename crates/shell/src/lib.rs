@@ -14,6 +14,7 @@
 
 pub mod builtins;
 pub mod ctx;
+pub mod fds;
 pub mod io;
 pub mod pattern;
 pub mod state;

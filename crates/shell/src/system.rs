@@ -39,6 +39,7 @@ pub fn strerror(errno: &str) -> &'static str {
         "EBUSY" => "Device or resource busy",
         "EFBIG" => "File too large",
         "EPERM" => "Operation not permitted",
+        "EBADF" => "Bad file descriptor",
         _ => "Input/output error",
     }
 }

@@ -151,7 +151,13 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut datas = Vec::new();
     let mut status = 0;
     for path in &operands {
-        match ctx.read_input(path) {
+        // util-linux column: a `-` operand is a file name.
+        let read = if path == "-" && !parsed.operands.is_empty() {
+            ctx.sys().read(path)
+        } else {
+            ctx.read_input(path)
+        };
+        match read {
             Ok(d) => datas.push(d),
             Err(e) => {
                 if e.errno == "EISDIR" {

@@ -157,6 +157,8 @@ pub(crate) fn plan_targets(
 fn copy(ctx: &mut Ctx, src: &str, dst: &str, o: &Opts) -> Result<(), ()> {
     let meta = match stat_path(ctx.sys(), src) {
         Ok(m) => m,
+        // `cp /dev/null f` makes an empty file.
+        Err(_) if src == "/dev/null" => crate::system::Meta { kind: Kind::File, size: 0, mtime_ms: 0 },
         Err(e) => {
             ctx.err(format!("cp: cannot stat {}: {}\n", quote(src), e.describe()));
             return Err(());
@@ -236,7 +238,7 @@ fn copy(ctx: &mut Ctx, src: &str, dst: &str, o: &Opts) -> Result<(), ()> {
             return Ok(());
         }
     }
-    let data = match ctx.sys().read(src) {
+    let data = match ctx.special_input(src).unwrap_or_else(|| ctx.sys().read(src)) {
         Ok(d) => d,
         Err(e) => {
             ctx.err(format!("cp: cannot open {} for reading: {}\n", quote(src), e.describe()));

@@ -47,7 +47,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     }
     match ctx.out(&out) {
         Ok(()) => 0,
-        Err(_) => 1,
+        Err(_) => {
+            ctx.write_failed("echo");
+            1
+        }
     }
 }
 

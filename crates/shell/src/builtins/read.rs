@@ -22,6 +22,15 @@ fn run(ctx: &mut Ctx, argv: &[String]) -> i32 {
             return 2;
         }
     };
+    if let Some(fd) = parsed.value('u') {
+        match fd.parse::<i32>().ok().and_then(|n| ctx.input_fd(n)) {
+            Some(data) => ctx.io.stdin = data,
+            None => {
+                ctx.shell_error(&format!("read: {fd}: invalid file descriptor: Bad file descriptor"));
+                return 1;
+            }
+        }
+    }
     let raw = parsed.has('r');
     let delim = parsed.value('d').map_or(b'\n', |d| d.as_bytes().first().copied().unwrap_or(0));
     let limit = parsed.value('n').or(parsed.value('N')).and_then(|n| n.parse::<usize>().ok());

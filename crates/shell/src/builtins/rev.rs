@@ -45,11 +45,35 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             ctx.err(format!("rev: cannot open {path}: {}\n", e.describe()));
         }
     };
-    each_input(ctx, &parsed.operands, open_error, |ctx, data| {
+    let filter = |ctx: &mut Ctx, data: &[u8]| {
         let mut out = Vec::with_capacity(data.len());
         reverse_lines(data, delim, &mut out);
         ctx.out(&out)
-    })
+    };
+    if !parsed.operands.iter().any(|p| p == "-") {
+        return each_input(ctx, &parsed.operands, open_error, filter);
+    }
+    // util-linux rev reads standard input only without operands: `-` is a
+    // file name.
+    let mut status = 0;
+    for path in &parsed.operands {
+        if path != "-" {
+            status |= each_input(ctx, std::slice::from_ref(path), open_error, filter);
+            continue;
+        }
+        match ctx.sys().read(path) {
+            Ok(data) => {
+                if filter(ctx, &data).is_err() {
+                    break;
+                }
+            }
+            Err(e) => {
+                open_error(ctx, path, &e);
+                status = 1;
+            }
+        }
+    }
+    status
 }
 
 #[cfg(test)]

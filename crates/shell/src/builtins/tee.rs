@@ -36,7 +36,23 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut status = 0;
     // Files are created (or truncated) before anything is read, like GNU.
     let mut ok: Vec<bool> = Vec::with_capacity(parsed.operands.len());
+    let mut special = Vec::with_capacity(parsed.operands.len());
     for path in &parsed.operands {
+        match ctx.special_output(path) {
+            Some(Ok(sink)) => {
+                special.push(Some(sink));
+                ok.push(true);
+                continue;
+            }
+            Some(Err(e)) => {
+                ctx.file_error("tee", path, &e);
+                status = 1;
+                special.push(None);
+                ok.push(false);
+                continue;
+            }
+            None => special.push(None),
+        }
         let mode = if append { WriteMode::Append } else { WriteMode::Truncate };
         match ctx.sys().write(path, b"", mode) {
             Ok(()) => ok.push(true),
@@ -50,8 +66,12 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let data = ctx.stdin_all();
     // A closed standard output does not stop the copies to files.
     let _ = ctx.out(&data);
-    for (path, good) in parsed.operands.iter().zip(&ok) {
+    for ((path, good), sink) in parsed.operands.iter().zip(&ok).zip(special) {
         if !good || data.is_empty() {
+            continue;
+        }
+        if let Some(sink) = sink {
+            let _ = sink.borrow_mut().write(ctx.sys(), &data);
             continue;
         }
         if let Err(e) = ctx.sys().write(path, &data, WriteMode::Append) {

@@ -164,7 +164,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         let mut regular_total: u64 = 0;
         for (path, r) in operands.iter().zip(&results) {
             if let Some(c) = r {
-                if path == "-" || non_regular.contains(path) {
+                if path == "-" || path.starts_with("/dev/") || non_regular.contains(path) {
                     min = 7;
                 } else {
                     regular_total += c.bytes;

@@ -106,6 +106,22 @@ pub(crate) fn build(full: &str) -> Result<Regex, RxError> {
     })
 }
 
+/// How many steps the backtracking engine may take for one search before
+/// it gives up (a pattern like `(a*)*\1b` is exponential).
+pub(crate) const BACKTRACK_LIMIT: usize = 1_000_000;
+
+/// Builds a backtracking regex (back-references, look-around) from
+/// already translated syntax with its flags; bytes are matched as bytes.
+pub(crate) fn build_backtracking(full: &str) -> Result<fancy_regex::Regex, RxError> {
+    let full = full.strip_prefix("(?-u)").unwrap_or(full);
+    fancy_regex::RegexBuilder::new(full)
+        .bytes_mode(fancy_regex::BytesMode::Ascii)
+        .backtrack_limit(BACKTRACK_LIMIT)
+        .delegate_size_limit(16 * 1024 * 1024)
+        .build()
+        .map_err(|e| RxError::Invalid(format!("Invalid regular expression ({e})")))
+}
+
 /// Translates and compiles one pattern.
 pub(crate) fn compile(pattern: &[u8], opts: &Options) -> Result<(Regex, Translation), RxError> {
     let t = translate(pattern, opts)?;
@@ -364,11 +380,25 @@ struct Tx<'a> {
     frames: Vec<(usize, Vec<(usize, usize)>)>,
     /// Finished alternations.
     alts: Vec<Vec<(usize, usize)>>,
+    /// Back-references are written as `\N` (for the backtracking engine)
+    /// instead of refused.
+    backrefs: bool,
 }
 
 /// Translates a POSIX pattern to `regex` syntax.
 pub(crate) fn translate(pattern: &[u8], opts: &Options) -> Result<Translation, RxError> {
+    translate_with(pattern, opts, false)
+}
+
+/// Like [`translate`], with back-references kept (as `\N`) for
+/// [`build_backtracking`].
+pub(crate) fn translate_backrefs(pattern: &[u8], opts: &Options) -> Result<Translation, RxError> {
+    translate_with(pattern, opts, true)
+}
+
+fn translate_with(pattern: &[u8], opts: &Options, backrefs: bool) -> Result<Translation, RxError> {
     let mut tx = Tx {
+        backrefs,
         p: pattern,
         i: 0,
         out: String::with_capacity(pattern.len() * 2 + 8),
@@ -797,6 +827,10 @@ impl Tx<'_> {
             b'1'..=b'9' => {
                 let n = usize::from(c - b'0');
                 if n <= self.groups && !self.stack.iter().any(|&(_, g)| g == n) {
+                    if self.backrefs {
+                        self.raw_atom(&format!("\\{n}"));
+                        return Ok(());
+                    }
                     return Err(RxError::Backref);
                 }
                 return Err(invalid("Invalid back reference"));
@@ -880,9 +914,11 @@ impl Tx<'_> {
         }
         if negate {
             set.negate();
-            if self.newline_sensitive() {
-                set.remove(b'\n');
-            }
+        }
+        // grep matches within lines: no bracket (`[[:space:]]`, `[^a]`)
+        // matches the line terminator.
+        if self.opts.dialect == Dialect::Grep || (negate && self.newline_sensitive()) {
+            set.remove(b'\n');
         }
         self.begin_atom();
         set.emit(&mut self.out);

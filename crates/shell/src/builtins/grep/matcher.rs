@@ -23,6 +23,11 @@ pub(super) struct Matcher {
     /// the text is lower-cased before searching (much faster than a
     /// case-insensitive regex where there is no SIMD).
     pub(super) fold: bool,
+    /// A pattern with back-references or look-around: the backtracking
+    /// engine, line by line (`re` then matches nothing).
+    pub(super) slow: Option<fancy_regex::Regex>,
+    /// The backtracking engine hit its step limit on some line.
+    pub(super) gave_up: std::cell::Cell<bool>,
 }
 
 impl Matcher {
@@ -36,7 +41,7 @@ impl Matcher {
             let mut ls = pos;
             while ls < buf.len() {
                 let le = line_end(buf, ls);
-                if self.re.is_match(&buf[ls..le]) {
+                if self.line_matches(&buf[ls..le]) {
                     return Some((ls, le));
                 }
                 ls = le + 1;
@@ -58,6 +63,27 @@ impl Matcher {
         Some((ls, line_end(buf, e)))
     }
 
+    fn line_matches(&self, line: &[u8]) -> bool {
+        match &self.slow {
+            None => self.re.is_match(line),
+            Some(slow) => slow.is_match(line).unwrap_or_else(|_| {
+                self.gave_up.set(true);
+                false
+            }),
+        }
+    }
+
+    /// The next match of the backtracking engine in `hay` at or after `at`.
+    fn slow_find(&self, slow: &fancy_regex::Regex, hay: &[u8], at: usize) -> Option<(usize, usize)> {
+        match slow.find_from_pos(hay, at) {
+            Ok(m) => m.map(|m| (m.start(), m.end())),
+            Err(_) => {
+                self.gave_up.set(true);
+                None
+            }
+        }
+    }
+
     /// The matches (non-empty ones are printed by `-o`) inside the line
     /// `buf[ls..le]`, in order.
     pub(super) fn matches_in_line(
@@ -74,7 +100,12 @@ impl Matcher {
         let (first, last) = (ls - base, le - base);
         let mut at = first;
         while at <= last {
-            let (s, e) = if self.anchor == Anchor::Word {
+            let (s, e) = if let Some(slow) = &self.slow {
+                match self.slow_find(slow, hay, at) {
+                    Some(se) => se,
+                    None => break,
+                }
+            } else if self.anchor == Anchor::Word {
                 if self.re.captures_read_at(locs, hay, at).is_none() {
                     break;
                 }
@@ -147,6 +178,7 @@ pub(super) fn compile(
     // Each pattern's translation and its alternations.
     let mut parts: Vec<(String, Alts)> = Vec::with_capacity(patterns.len());
     let mut failed = false;
+    let mut slow = false;
     if syntax == 'F' {
         // Longest strings first: then the leftmost-first match is the
         // leftmost-longest one POSIX wants.
@@ -165,6 +197,16 @@ pub(super) fn compile(
                     }
                     parts.push((t.pattern, t.alts));
                 }
+                Err(posix::RxError::Backref) => match posix::translate_backrefs(pat, &opts) {
+                    Ok(t) => {
+                        slow = true;
+                        parts.push((t.pattern, t.alts));
+                    }
+                    Err(e) => {
+                        ctx.error("grep", e.message());
+                        failed = true;
+                    }
+                },
                 Err(e) => {
                     ctx.error("grep", e.message());
                     failed = true;
@@ -209,14 +251,44 @@ pub(super) fn compile(
         Anchor::Word => format!("(?:^|[^\\w\\n])({alt})(?:[^\\w\\n]|$)"),
     };
     let full = format!("{flags}{body}");
-    match posix::build(&full) {
+    let fast = if slow { Err(posix::RxError::Backref) } else { posix::build(&full) };
+    if fast.is_err() && (slow || syntax == 'P') {
+        // Back-references or look-around: the backtracking engine.
+        let body = match anchor {
+            Anchor::None => alt.clone(),
+            Anchor::Line => format!("^(?:{alt})$"),
+            Anchor::Word => format!("(?<!\\w)(?:{alt})(?!\\w)"),
+        };
+        if let Ok(re) = posix::build_backtracking(&format!("{flags}{body}")) {
+            return Some(Matcher {
+                re: posix::build("[a&&b]").ok()?,
+                anchor,
+                per_line: true,
+                empty,
+                longest: None,
+                fold,
+                slow: Some(re),
+                gave_up: Default::default(),
+            });
+        }
+    }
+    match fast {
         Ok(re) => {
             let longest = if longest && anchor == Anchor::None && !matches!(syntax, 'F' | 'P') {
                 posix::Longest::new(&alt, &alts, &flags, 0)
             } else {
                 None
             };
-            Some(Matcher { re, anchor, per_line: syntax == 'P', empty, longest, fold })
+            Some(Matcher {
+                re,
+                anchor,
+                per_line: syntax == 'P',
+                empty,
+                longest,
+                fold,
+                slow: None,
+                gave_up: Default::default(),
+            })
         }
         Err(e) => {
             if syntax == 'P' {

@@ -2,9 +2,11 @@
 //!
 //! Patterns are POSIX basic (default) or extended (`-E`) regular
 //! expressions translated to the `regex` crate (see `common/posix_regex.rs`), fixed
-//! strings (`-F`), or the `regex` crate's own syntax (`-P`, which has no
-//! look-around and no back-references). Back-references in BRE/ERE
-//! patterns are not supported (a clear error, status 2).
+//! strings (`-F`), or the `regex` crate's own syntax (`-P`). Patterns
+//! with back-references (`\(a\)\1`) or look-around (`-P 'a(?=b)'`) go to
+//! the backtracking `fancy-regex` engine instead, line by line, with a step
+//! limit per search: a pattern that exceeds it is an error (status 2), never
+//! a hang. Everything else keeps the linear-time engine.
 //!
 //! Each file is searched as one buffer: the regex finds the next match and
 //! the line around it is located afterwards, so lines that do not match
@@ -486,6 +488,16 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
     }
     g.flush(ctx);
+    if matcher.gave_up.get() {
+        ctx.error(
+            "grep",
+            format!(
+                "exceeded the backtracking limit ({} steps) on some line: the pattern is too complex",
+                posix::BACKTRACK_LIMIT
+            ),
+        );
+        return 2;
+    }
     if g.matched && cfg.mode == Mode::Quiet {
         return 0;
     }
@@ -525,7 +537,16 @@ mod tests {
             Anchor::Word => format!("(?:^|[^\\w\\n])({})(?:[^\\w\\n]|$)", t.pattern),
         };
         let re = posix::build(&format!("{}{}", posix::flags(&opts), body)).unwrap();
-        Matcher { re, anchor, per_line: false, empty: false, longest: None, fold: false }
+        Matcher {
+            re,
+            anchor,
+            per_line: false,
+            empty: false,
+            longest: None,
+            fold: false,
+            slow: None,
+            gave_up: Default::default(),
+        }
     }
 
     fn lines(m: &Matcher, buf: &str, invert: bool) -> Vec<String> {

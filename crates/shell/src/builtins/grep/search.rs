@@ -59,6 +59,14 @@ impl Grep<'_> {
             self.search(ctx, &name, &data);
             return;
         }
+        if let Some(result) = ctx.special_input(op) {
+            self.name_on = self.cfg.with_name.unwrap_or(self.cfg.multi);
+            match result {
+                Ok(data) => self.search(ctx, op, &data),
+                Err(e) => self.complain(ctx, op, &e),
+            }
+            return;
+        }
         match ctx.sys().stat(op) {
             Err(e) => self.complain(ctx, op, &e),
             Ok(meta) if meta.kind == Kind::Dir => {

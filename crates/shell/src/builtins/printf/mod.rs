@@ -111,6 +111,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         None => {
             if ctx.out(&result.out).is_err() {
+                ctx.write_failed("printf");
                 status = 1;
             }
         }

@@ -383,6 +383,14 @@ impl Compiler {
             dialect: Dialect::Sed { multiline },
             icase,
         };
+        if let Err(posix::RxError::Backref) = posix::translate(text, &opts) {
+            let t = posix::translate_backrefs(text, &opts).map_err(|e| c.error(&e.message()))?;
+            let full = format!("{}{}", posix::flags(&opts), t.pattern);
+            let slow = posix::build_backtracking(&full).map_err(|e| c.error(&e.message()))?;
+            let re = posix::build("[a&&b]").map_err(|e| c.error(&e.message()))?;
+            self.prog.regexes.push(SedRe { re, groups: t.groups, longest: None, slow: Some(slow) });
+            return Ok(Rx::Idx(self.prog.regexes.len() - 1));
+        }
         let (re, t) = posix::compile(text, &opts).map_err(|e| {
             let msg = e.message();
             if msg.starts_with("character class syntax is") {
@@ -393,7 +401,7 @@ impl Compiler {
             }
         })?;
         let longest = posix::Longest::new(&t.pattern, &t.alts, &posix::flags(&opts), t.groups);
-        self.prog.regexes.push(SedRe { re, groups: t.groups, longest });
+        self.prog.regexes.push(SedRe { re, groups: t.groups, longest, slow: None });
         Ok(Rx::Idx(self.prog.regexes.len() - 1))
     }
 

@@ -186,7 +186,13 @@ impl<'p> Sed<'p> {
 
     pub(super) fn re_matches(&mut self, rx: Rx) -> Result<bool, String> {
         let Some(k) = self.regex(rx) else { return Err("no previous regular expression".to_string()) };
-        Ok(self.prog.regexes.get(k).is_some_and(|r| r.re.is_match(&self.ps)))
+        match self.prog.regexes.get(k) {
+            Some(SedRe { slow: Some(slow), .. }) => {
+                slow.is_match(self.ps.as_slice()).map_err(|_| too_complex())
+            }
+            Some(r) => Ok(r.re.is_match(&self.ps)),
+            None => Ok(false),
+        }
     }
 
     pub(super) fn match_one(&mut self, a: &Addr, input: &mut Input, ctx: &mut Ctx) -> Result<bool, StopErr> {
@@ -518,7 +524,23 @@ impl<'p> Sed<'p> {
         let mut last_end: Option<usize> = None;
         let mut did = false;
         while at <= ps.len() {
-            let (ms, mut me) = if s.needs_caps {
+            let (ms, mut me) = if let Some(slow) = &entry.slow {
+                match slow.captures_from_pos(ps.as_slice(), at) {
+                    Ok(Some(caps)) => {
+                        let Some(m) = caps.get(0) else { break };
+                        for (n, slot) in spans.iter_mut().enumerate() {
+                            *slot = caps.get(n).map(|m| (m.start(), m.end()));
+                        }
+                        (m.start(), m.end())
+                    }
+                    Ok(None) => break,
+                    Err(_) => {
+                        self.ps = ps;
+                        self.spans = spans;
+                        return Err(StopErr::Msg(too_complex()));
+                    }
+                }
+            } else if s.needs_caps {
                 match re.captures_read_at(&mut locs, &ps, at) {
                     Some(m) => (m.start(), m.end()),
                     None => break,
@@ -544,7 +566,7 @@ impl<'p> Sed<'p> {
             count += 1;
             if count >= s.nth {
                 result.extend_from_slice(&ps[copied..ms]);
-                if s.needs_caps {
+                if s.needs_caps && entry.slow.is_none() {
                     match (variant, &entry.longest) {
                         (Some(v), Some(long)) => long.groups(v, &ps, ms, ps.len(), &mut spans),
                         _ => {
@@ -578,6 +600,14 @@ impl<'p> Sed<'p> {
         }
         Ok(did)
     }
+}
+
+/// The error of a back-reference pattern that exceeded its step limit.
+fn too_complex() -> String {
+    format!(
+        "exceeded the backtracking limit ({} steps): the regular expression is too complex",
+        posix::BACKTRACK_LIMIT
+    )
 }
 
 pub(super) enum StopErr {

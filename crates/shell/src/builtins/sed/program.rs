@@ -100,6 +100,9 @@ pub(super) struct SedRe {
     pub(super) re: Regex,
     pub(super) groups: usize,
     pub(super) longest: Option<posix::Longest>,
+    /// A pattern with back-references: the backtracking engine (`re`
+    /// then matches nothing).
+    pub(super) slow: Option<fancy_regex::Regex>,
 }
 
 pub(super) struct Program {
