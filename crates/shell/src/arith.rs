@@ -229,7 +229,11 @@ impl Interp<'_> {
         Ok(match op {
             BinaryOperator::Power => {
                 if r < 0 {
-                    return Err(self.arith_error(text, "exponent less than 0 (error token is \"0\")"));
+                    let t = text.trim_end();
+                    let start =
+                        t.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                    let message = format!("exponent less than 0 (error token is \"{}\")", &t[start..]);
+                    return Err(self.arith_error(text, &message));
                 }
                 l.wrapping_pow(u32::try_from(r).unwrap_or(u32::MAX))
             }

@@ -245,6 +245,7 @@ impl Interp<'_> {
         let status = self.subshell(|me| {
             me.depth += 1;
             let status = me.run_source(script, &io);
+            let status = me.end_subshell(status, &io);
             me.depth -= 1;
             status
         });

@@ -357,11 +357,7 @@ impl Interp<'_> {
             ast::CompoundCommand::BraceGroup(group) => self.exec_list(&group.list, io),
             ast::CompoundCommand::Subshell(sub) => self.subshell(|me| {
                 let status = me.exec_list(&sub.list, io);
-                let status = match me.flow {
-                    Some(Flow::Exit(code)) => code,
-                    _ => status,
-                };
-                me.exit_trap(status, io)
+                me.end_subshell(status, io)
             }),
             ast::CompoundCommand::ForClause(clause) => self.exec_for(clause, io),
             ast::CompoundCommand::ArithmeticForClause(clause) => self.exec_arith_for(clause, io),
@@ -665,6 +661,7 @@ impl Interp<'_> {
                 self.restore_vars(saved);
                 return status;
             }
+            self.trace_assignment(assignment_name(a), io);
         }
         self.trace_command(&argv, io);
         let status = self.with_redirects(Some(&redirects), io, |me, io| me.exec_argv(&argv, io));
@@ -969,6 +966,7 @@ impl Interp<'_> {
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
             let status = me.run_source(script, io);
+            let status = me.end_subshell(status, io);
             me.name = saved_name;
             me.line = saved_line;
             me.depth -= 1;

@@ -51,6 +51,16 @@ impl Interp<'_> {
         }
     }
 
+    /// The end of a subshell's commands (`( )`, `$( )`, `bash script`):
+    /// its `EXIT` action runs with its status.
+    pub(crate) fn end_subshell(&mut self, status: i32, io: &Io) -> i32 {
+        let status = match self.flow {
+            Some(Flow::Exit(code)) => code,
+            _ => status,
+        };
+        self.exit_trap(status, io)
+    }
+
     /// The `ERR` action after a failed command where `set -e` would apply
     /// (not inside functions: bash's `errtrace` is off).
     pub(crate) fn err_trap(&mut self, io: &Io) {

@@ -157,7 +157,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         if quiet {
             continue;
         }
-        if print || set || unset {
+        if print {
             text.push_str(&format!("shopt {} {known}\n", if on { "-s" } else { "-u" }));
         } else {
             text.push_str(&format!("{known:<15}\t{}\n", if on { "on" } else { "off" }));
