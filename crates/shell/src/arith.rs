@@ -28,32 +28,48 @@ impl Interp<'_> {
     }
 
     fn arith_error(&mut self, expr: &str, message: &str) -> ExpandError {
-        self.report(&format!("{}: {message}", expr.trim()));
+        let expr = expr.trim_start();
+        match self.arith_cmd {
+            "" => self.report(&format!("{expr}: {message}")),
+            cmd => self.report(&format!("{cmd}: {expr}: {message}")),
+        }
         ExpandError::Reported { fatal: false, status: 1 }
     }
 
-    fn arith_eval_str(&mut self, text: &str, depth: u32) -> Result<i64, ExpandError> {
+    pub(crate) fn arith_eval_str(&mut self, text: &str, depth: u32) -> Result<i64, ExpandError> {
         if depth > MAX_RECURSION {
             return Err(self.arith_error(text, "expression recursion level exceeded"));
         }
-        let trimmed = text.trim();
-        if trimmed.is_empty() {
+        if text.trim().is_empty() {
             return Ok(0);
         }
+        let normalized = match numbers(text) {
+            Ok(t) => t,
+            Err((end, token, message)) => {
+                let upto = text.get(..end).unwrap_or(text);
+                return Err(self.arith_error(upto, &format!("{message} (error token is \"{token}\")")));
+            }
+        };
+        let trimmed = normalized.trim();
         if let Ok(n) = trimmed.parse::<i64>() {
             return Ok(n);
         }
         let expr = match brush_parser::arithmetic::parse(trimmed) {
             Ok(expr) => expr,
             Err(_) => {
-                let token = trimmed.split_whitespace().last().unwrap_or(trimmed).to_string();
-                return Err(self.arith_error(
-                    trimmed,
-                    &format!("syntax error: invalid arithmetic operator (error token is \"{token}\")"),
-                ));
+                let shown = text.trim_start();
+                let body = shown.trim_end();
+                let message = if body.ends_with(|c: char| "+-*/%<>=&|^!~?:,(".contains(c)) {
+                    let start = body.rfind(|c: char| !"+-*/%<>=&|^!~?:,(".contains(c)).map_or(0, |i| i + 1);
+                    format!("syntax error: operand expected (error token is \"{}\")", &shown[start..])
+                } else {
+                    let token = body.split_whitespace().last().unwrap_or(body).to_string();
+                    format!("syntax error: invalid arithmetic operator (error token is \"{token}\")")
+                };
+                return Err(self.arith_error(text, &message));
             }
         };
-        self.arith_eval(&expr, trimmed, depth)
+        self.arith_eval(&expr, text, depth)
     }
 
     fn arith_var(&mut self, name: &str, depth: u32) -> Result<i64, ExpandError> {
@@ -213,14 +229,18 @@ impl Interp<'_> {
         Ok(match op {
             BinaryOperator::Power => {
                 if r < 0 {
-                    return Err(self.arith_error(text, "exponent less than 0 (error token is \"0\")"));
+                    let t = text.trim_end();
+                    let start =
+                        t.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                    let message = format!("exponent less than 0 (error token is \"{}\")", &t[start..]);
+                    return Err(self.arith_error(text, &message));
                 }
                 l.wrapping_pow(u32::try_from(r).unwrap_or(u32::MAX))
             }
             BinaryOperator::Multiply => l.wrapping_mul(r),
             BinaryOperator::Divide | BinaryOperator::Modulo => {
                 if r == 0 {
-                    let token = text.rsplit(['/', '%']).next().unwrap_or("0").trim().to_string();
+                    let token = text.rsplit(['/', '%']).next().unwrap_or("0").trim_start().to_string();
                     return Err(
                         self.arith_error(text, &format!("division by 0 (error token is \"{token}\")"))
                     );
@@ -259,4 +279,67 @@ fn assoc_key(index: &ArithmeticExpr) -> String {
         ArithmeticExpr::Literal(n) => n.to_string(),
         other => other.to_string(),
     }
+}
+
+/// Rewrites the numbers of an arithmetic text in decimal: `010` (octal),
+/// `0x1f`, `BASE#DIGITS` (bases 2 to 64: `0-9a-zA-Z@_`, letters of either
+/// case the same up to base 36), wrapping to 64 bits. A bad number is
+/// `(end of its token, token, message)`.
+fn numbers(text: &str) -> Result<String, (usize, String, &'static str)> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'@' || b == b'#';
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let starts =
+            b.is_ascii_digit() && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+        if !starts {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && word(bytes[i]) {
+            i += 1;
+        }
+        let token = &text[start..i];
+        let bad = |message| (i, token.to_string(), message);
+        let (base, digits) = if let Some((base, digits)) = token.split_once('#') {
+            match base.parse::<u32>() {
+                Ok(b) if (2..=64).contains(&b) => (b, digits),
+                _ => return Err(bad("invalid arithmetic base")),
+            }
+        } else if let Some(hex) = token.strip_prefix("0x").or_else(|| token.strip_prefix("0X")) {
+            (16, hex)
+        } else if token.len() > 1 && token.starts_with('0') {
+            (8, &token[1..])
+        } else {
+            (10, token)
+        };
+        let mut value: u64 = 0;
+        for c in digits.chars() {
+            let d = match c {
+                '0'..='9' => u32::from(c) - u32::from('0'),
+                'a'..='z' => u32::from(c) - u32::from('a') + 10,
+                'A'..='Z' if base <= 36 => u32::from(c) - u32::from('A') + 10,
+                'A'..='Z' => u32::from(c) - u32::from('A') + 36,
+                '@' => 62,
+                '_' => 63,
+                _ => return Err(bad("value too great for base")),
+            };
+            if d >= base {
+                return Err(bad("value too great for base"));
+            }
+            value = value.wrapping_mul(u64::from(base)).wrapping_add(u64::from(d));
+        }
+        let value = value as i64;
+        match value {
+            i64::MIN => out.push_str("(-9223372036854775807-1)"),
+            v if v < 0 => out.push_str(&format!("({v})")),
+            v => out.push_str(&v.to_string()),
+        }
+    }
+    Ok(out)
 }

@@ -6,7 +6,6 @@ use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr};
 use crate::builtins::test;
 use crate::expand::ExpandError;
 use crate::interp::Interp;
-use crate::pattern;
 
 impl Interp<'_> {
     pub(crate) fn extended_test(&mut self, expr: &ExtendedTestExpr) -> Result<bool, ExpandError> {
@@ -25,7 +24,7 @@ impl Interp<'_> {
                     BinaryPredicate::StringExactlyMatchesPattern
                     | BinaryPredicate::StringDoesNotExactlyMatchPattern => {
                         let p = self.expand_pattern(&right.value)?;
-                        let matched = pattern::fnmatch(&p, &l);
+                        let matched = self.match_pattern(&p, &l);
                         matched == matches!(pred, BinaryPredicate::StringExactlyMatchesPattern)
                     }
                     BinaryPredicate::StringMatchesRegex => {

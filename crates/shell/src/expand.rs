@@ -12,7 +12,7 @@ use crate::pattern;
 /// Brace expansion produces at most this many words per word.
 const MAX_BRACE_WORDS: usize = 100_000;
 /// A glob produces at most this many paths.
-const MAX_GLOB_MATCHES: usize = 100_000;
+pub(crate) const MAX_GLOB_MATCHES: usize = 100_000;
 
 /// An expansion that failed; its message is already printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl Interp<'_> {
         for word in self.brace_expand(raw)? {
             let pieces = self.word_pieces(&word, false)?;
             for field in split_fields(&pieces, &self.ifs()) {
-                self.glob_field(&field, &mut fields);
+                self.glob_field(&field, &mut fields)?;
             }
         }
         Ok(fields)
@@ -250,6 +250,7 @@ impl Interp<'_> {
         let status = self.subshell(|me| {
             me.depth += 1;
             let status = me.run_source(script, &io);
+            let status = me.end_subshell(status, &io);
             me.depth -= 1;
             status
         });
@@ -277,14 +278,21 @@ impl Interp<'_> {
             SpecialParameter::CurrentOptionFlags => {
                 let o = &self.state.options;
                 let mut flags = String::new();
-                for (on, c) in
-                    [(o.errexit, 'e'), (o.noglob, 'f'), (true, 'h'), (o.nounset, 'u'), (o.xtrace, 'x')]
-                {
+                for (on, c) in [
+                    (o.allexport, 'a'),
+                    (o.errexit, 'e'),
+                    (o.noglob, 'f'),
+                    (true, 'h'),
+                    (o.nounset, 'u'),
+                    (o.xtrace, 'x'),
+                    (true, 'B'),
+                    (o.noclobber, 'C'),
+                    (true, 'c'),
+                ] {
                     if on {
                         flags.push(c);
                     }
                 }
-                flags.push('B');
                 Value::Str(flags)
             }
             SpecialParameter::ProcessId => Value::Str("1".into()),
@@ -659,13 +667,17 @@ impl Interp<'_> {
     }
 
     /// Pathname expansion of one field, appending the resulting words.
-    fn glob_field(&mut self, field: &[Ch], out: &mut Vec<String>) {
+    fn glob_field(&mut self, field: &[Ch], out: &mut Vec<String>) -> Result<(), ExpandError> {
         let literal: String = field.iter().map(|c| c.c).collect();
-        let magic =
-            !self.state.options.noglob && field.iter().any(|c| !c.quoted && matches!(c.c, '*' | '?' | '['));
+        let magic = !self.state.options.noglob
+            && field.iter().enumerate().any(|(i, c)| {
+                !c.quoted
+                    && (matches!(c.c, '*' | '?' | '[')
+                        || (c.c == '(' && i > 0 && matches!(field[i - 1].c, '@' | '!' | '+')))
+            });
         if !magic {
             out.push(literal);
-            return;
+            return Ok(());
         }
         let mut pattern_text = String::new();
         for ch in field {
@@ -677,10 +689,17 @@ impl Interp<'_> {
         }
         let matches = self.glob(&pattern_text);
         if matches.is_empty() {
-            out.push(literal);
+            if self.state.options.shopt("failglob") {
+                self.report(&format!("no match: {literal}"));
+                return Err(ExpandError::Reported { fatal: false, status: 1 });
+            }
+            if !self.state.options.shopt("nullglob") {
+                out.push(literal);
+            }
         } else {
             out.extend(matches);
         }
+        Ok(())
     }
 
     /// Paths of the sandbox's file system matching `pattern`, sorted.
@@ -688,9 +707,15 @@ impl Interp<'_> {
         let absolute = pattern.starts_with('/');
         let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
         let mut current: Vec<String> = vec![if absolute { "/".to_string() } else { String::new() }];
+        let (dotglob, nocase) = (self.state.options.shopt("dotglob"), self.state.options.shopt("nocaseglob"));
+        let globstar = self.state.options.shopt("globstar");
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();
             let mut next = Vec::new();
+            if globstar && *part == "**" {
+                current = self.globstar(&current, last);
+                continue;
+            }
             for base in &current {
                 if !pattern::has_magic(part) {
                     let path = join(base, &pattern::unescape(part));
@@ -706,13 +731,22 @@ impl Interp<'_> {
                 let dir = if base.is_empty() { "." } else { base.as_str() };
                 let Ok(entries) = self.sys.readdir(dir) else { continue };
                 for entry in entries {
-                    if entry.name.starts_with('.') && !part.starts_with('.') && !part.starts_with("\\.") {
+                    if entry.name.starts_with('.')
+                        && !dotglob
+                        && !part.starts_with('.')
+                        && !part.starts_with("\\.")
+                    {
                         continue;
                     }
                     if !last && entry.kind != crate::system::Kind::Dir {
                         continue;
                     }
-                    if pattern::fnmatch(part, &entry.name) {
+                    let matched = if nocase {
+                        pattern::fnmatch(&part.to_lowercase(), &entry.name.to_lowercase())
+                    } else {
+                        pattern::fnmatch(part, &entry.name)
+                    };
+                    if matched {
                         next.push(join(base, &entry.name));
                         if next.len() > MAX_GLOB_MATCHES {
                             break;

@@ -58,6 +58,10 @@ pub struct Interp<'a> {
     pub(crate) proc_files: Vec<(String, crate::fds::ProcFile)>,
     /// The `>(list)`s waiting for their command to finish.
     pub(crate) proc_pending: Vec<crate::fds::PendingProc>,
+    /// The `trap` conditions whose actions are running (not re-entered).
+    pub(crate) running_trap: Vec<u32>,
+    /// `((` or `let` while one evaluates: the prefix of arithmetic errors.
+    pub(crate) arith_cmd: &'static str,
 }
 
 /// The process substitutions among a command's words.
@@ -71,7 +75,7 @@ pub(crate) struct PendingFile {
 
 fn parser_options() -> brush_parser::ParserOptions {
     brush_parser::ParserOptions {
-        enable_extended_globbing: false,
+        enable_extended_globbing: true,
         posix_mode: false,
         sh_mode: false,
         tilde_expansion_at_word_start: true,
@@ -151,6 +155,8 @@ pub(crate) fn run_script(
         exec_files: Vec::new(),
         proc_files: Vec::new(),
         proc_pending: Vec::new(),
+        running_trap: Vec::new(),
+        arith_cmd: "",
     };
     let io = Io {
         stdin: input(stdin),
@@ -163,6 +169,7 @@ pub(crate) fn run_script(
         Some(Flow::Exit(code)) => code,
         _ => status,
     };
+    let status = interp.exit_trap(status, &io);
     interp.state.last_status = status;
     status
 }
@@ -246,7 +253,11 @@ impl Interp<'_> {
             self.condition += 1;
         }
         let status = match pipeline.seq.as_slice() {
-            [only] => self.exec_command(only, io),
+            [only] => {
+                let status = self.exec_command(only, io);
+                self.set_pipestatus(&[status]);
+                status
+            }
             stages => self.exec_stages(stages, io),
         };
         if guarded {
@@ -254,6 +265,9 @@ impl Interp<'_> {
         }
         let status = if pipeline.bang { i32::from(status == 0) } else { status };
         self.state.last_status = status;
+        if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
+            self.err_trap(io);
+        }
         if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
         {
             self.flow = Some(Flow::Exit(status));
@@ -281,6 +295,7 @@ impl Interp<'_> {
             }
         }
         let last = statuses.last().copied().unwrap_or(0);
+        self.set_pipestatus(&statuses);
         if self.state.options.pipefail {
             statuses.iter().rev().copied().find(|s| *s != 0).unwrap_or(0)
         } else {
@@ -293,6 +308,7 @@ impl Interp<'_> {
     /// command substitutions.
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
+        self.state.traps.remove(&builtins::trap::EXIT);
         let cwd = self.sys.cwd();
         let loops = std::mem::replace(&mut self.loops, 0);
         let exec_io = self.exec_io.len();
@@ -374,7 +390,10 @@ impl Interp<'_> {
     fn exec_compound(&mut self, compound: &ast::CompoundCommand, io: &Io) -> i32 {
         match compound {
             ast::CompoundCommand::BraceGroup(group) => self.exec_list(&group.list, io),
-            ast::CompoundCommand::Subshell(sub) => self.subshell(|me| me.exec_list(&sub.list, io)),
+            ast::CompoundCommand::Subshell(sub) => self.subshell(|me| {
+                let status = me.exec_list(&sub.list, io);
+                me.end_subshell(status, io)
+            }),
             ast::CompoundCommand::ForClause(clause) => self.exec_for(clause, io),
             ast::CompoundCommand::ArithmeticForClause(clause) => self.exec_arith_for(clause, io),
             ast::CompoundCommand::CaseClause(clause) => self.exec_case(clause, io),
@@ -383,7 +402,10 @@ impl Interp<'_> {
             ast::CompoundCommand::UntilClause(clause) => self.exec_while(clause, io, false),
             ast::CompoundCommand::Arithmetic(arith) => {
                 let saved = std::mem::replace(&mut self.err, io.stderr.clone());
-                let status = match self.arith_text(&arith.expr.value) {
+                self.arith_cmd = "((";
+                let result = self.arith_text(&arith.expr.value);
+                self.arith_cmd = "";
+                let status = match result {
                     Ok(v) => i32::from(v == 0),
                     Err(e) => self.expansion_failed(e),
                 };
@@ -518,7 +540,7 @@ impl Interp<'_> {
             if !matched {
                 for pattern in &item.patterns {
                     match self.expand_pattern(&pattern.value) {
-                        Ok(p) if crate::pattern::fnmatch(&p, &subject) => {
+                        Ok(p) if self.match_pattern(&p, &subject) => {
                             matched = true;
                             break;
                         }
@@ -703,6 +725,7 @@ impl Interp<'_> {
                 if let Err(status) = self.assign(a, false) {
                     return status;
                 }
+                self.trace_assignment(assignment_name(a), io);
             }
             let status = self.subst_status.unwrap_or(0);
             return self.with_redirects(Some(redirects), io, |_, _| status);
@@ -717,11 +740,9 @@ impl Interp<'_> {
                 self.restore_vars(saved);
                 return status;
             }
+            self.trace_assignment(assignment_name(a), io);
         }
-        if self.state.options.xtrace {
-            let line = format!("+ {}\n", argv.join(" "));
-            let _ = io.stderr.borrow_mut().write(&mut *self.sys, line.as_bytes());
-        }
+        self.trace_command(&argv, io);
         if argv.len() == 1 && argv.first().is_some_and(|a| a == "exec") {
             self.restore_vars(saved);
             return self.exec_redirects(redirects, io);
@@ -811,6 +832,9 @@ impl Interp<'_> {
                     self.state.vars.insert(name, Var { value, exported: true });
                 } else {
                     self.state.set(&name, value);
+                    if self.state.options.allexport {
+                        self.state.export(&name, None);
+                    }
                 }
             }
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items))
@@ -1025,6 +1049,7 @@ impl Interp<'_> {
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
             let status = me.run_source(script, io);
+            let status = me.end_subshell(status, io);
             me.name = saved_name;
             me.line = saved_line;
             me.depth -= 1;
@@ -1062,6 +1087,8 @@ impl Interp<'_> {
             self.flow = None;
             status = code;
         }
+        self.state.last_status = status;
+        self.return_trap(io);
         status
     }
 
@@ -1146,6 +1173,9 @@ impl Interp<'_> {
                             | ast::IoFileRedirectKind::Clobber
                             | ast::IoFileRedirectKind::Append => {
                                 let append = matches!(kind, ast::IoFileRedirectKind::Append);
+                                if matches!(kind, ast::IoFileRedirectKind::Write) {
+                                    self.noclobber_check(&path)?;
+                                }
                                 let sink = self.open_output(&path, append, io, files)?;
                                 self.set_fd_output(fd, sink, io)
                             }
@@ -1192,6 +1222,9 @@ impl Interp<'_> {
             }
             ast::IoRedirect::OutputAndError(word, append) => {
                 let path = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                if !*append {
+                    self.noclobber_check(&path)?;
+                }
                 let sink = self.open_output(&path, *append, io, files)?;
                 io.stdout = sink.clone();
                 io.stderr = sink;

@@ -25,7 +25,10 @@ pub mod testing;
 mod arith;
 mod cond;
 mod expand;
+mod extglob;
 mod interp;
+mod shopts;
+mod traps;
 
 pub use ctx::Ctx;
 pub use state::State;

@@ -6,6 +6,9 @@
 pub fn fnmatch(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
     let t: Vec<char> = text.chars().collect();
+    if crate::extglob::has_ext(&p) {
+        return crate::extglob::matches(&p, &t);
+    }
     matches(&p, &t)
 }
 
@@ -21,7 +24,7 @@ pub fn has_magic(pattern: &str) -> bool {
             return true;
         }
     }
-    false
+    crate::extglob::has_ext(&pattern.chars().collect::<Vec<_>>())
 }
 
 /// Escapes `text` so it matches itself as a pattern.
@@ -116,7 +119,7 @@ fn matches(p: &[char], t: &[char]) -> bool {
 /// Matches `c` against the bracket expression at `p[start]` (`[`). Returns
 /// whether it matched and the index after `]`, or `None` when the bracket is
 /// not closed (then `[` is literal).
-fn bracket(p: &[char], start: usize, c: char) -> Option<(bool, usize)> {
+pub(crate) fn bracket(p: &[char], start: usize, c: char) -> Option<(bool, usize)> {
     let mut i = start + 1;
     let negate = matches!(p.get(i), Some('!') | Some('^'));
     if negate {

@@ -20,6 +20,20 @@ pub struct Options {
     pub xtrace: bool,
     /// `-f`: no pathname expansion.
     pub noglob: bool,
+    /// `-C`: `>` does not overwrite an existing file (`>|` does).
+    pub noclobber: bool,
+    /// `-a`: assigned variables are exported.
+    pub allexport: bool,
+    /// `shopt` options not at their default, by name (see
+    /// [`crate::builtins::shopt`]).
+    pub shopt: BTreeSet<&'static str>,
+}
+
+impl Options {
+    /// Whether the `shopt` option `name` is on.
+    pub fn shopt(&self, name: &str) -> bool {
+        self.shopt.contains(name) != crate::builtins::shopt::default(name)
+    }
 }
 
 /// A shell variable.
@@ -214,6 +228,8 @@ pub struct State {
     pub readonly: BTreeSet<String>,
     /// Exported before being given a value (`export X`): not in `env` yet.
     pub pending_export: BTreeSet<String>,
+    /// `trap` actions, by condition number (see [`crate::builtins::trap`]).
+    pub traps: BTreeMap<u32, String>,
 }
 
 impl State {

@@ -41,11 +41,13 @@ mod grep;
 mod head;
 pub(crate) mod jq;
 mod js;
+mod let_;
 mod ln;
 mod local;
 mod ls;
 mod md5sum;
 mod mkdir;
+mod mktemp;
 mod mv;
 mod nl;
 mod od;
@@ -62,10 +64,11 @@ mod rm;
 mod rmdir;
 mod sed;
 mod seq;
-mod set;
+pub(crate) mod set;
 mod sh;
 mod sha256sum;
 mod shift;
+pub(crate) mod shopt;
 mod sleep;
 mod sort;
 mod source;
@@ -78,10 +81,12 @@ pub(crate) mod test;
 mod tool;
 mod touch;
 mod tr;
+pub(crate) mod trap;
 mod true_;
 mod type_;
 mod uniq;
 mod unset;
+mod wait;
 mod wc;
 mod xargs;
 mod xxd;
@@ -140,11 +145,13 @@ const BUILTINS: &[Builtin] = &[
     head::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
+    let_::BUILTIN,
     ln::BUILTIN,
     local::BUILTIN,
     ls::BUILTIN,
     md5sum::BUILTIN,
     mkdir::BUILTIN,
+    mktemp::BUILTIN,
     mv::BUILTIN,
     nl::BUILTIN,
     js::NODE,
@@ -166,6 +173,7 @@ const BUILTINS: &[Builtin] = &[
     sh::BUILTIN,
     sha256sum::BUILTIN,
     shift::BUILTIN,
+    shopt::BUILTIN,
     sleep::BUILTIN,
     sort::BUILTIN,
     source::BUILTIN,
@@ -178,11 +186,13 @@ const BUILTINS: &[Builtin] = &[
     tool::BUILTIN,
     touch::BUILTIN,
     tr::BUILTIN,
+    trap::BUILTIN,
     true_::BUILTIN,
     type_::BUILTIN,
     declare::TYPESET,
     uniq::BUILTIN,
     unset::BUILTIN,
+    wait::BUILTIN,
     wc::BUILTIN,
     xargs::BUILTIN,
     xxd::BUILTIN,
@@ -198,7 +208,7 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
     ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read", "readonly",
-    "return", "set", "shift", "source", "type", "typeset", "unset",
+    "return", "set", "shift", "shopt", "source", "trap", "type", "typeset", "unset", "let", "wait",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also

@@ -19,9 +19,66 @@ fn option(ctx: &mut Ctx, name: &str, on: bool) -> bool {
         "pipefail" => o.pipefail = on,
         "xtrace" => o.xtrace = on,
         "noglob" => o.noglob = on,
-        _ => return false,
+        "noclobber" => o.noclobber = on,
+        "allexport" => o.allexport = on,
+        _ => return LISTED.iter().any(|(n, _)| *n == name),
     }
     true
+}
+
+/// `set -o`'s options: the ones above, and the rest fixed at bash's value.
+const LISTED: &[(&str, bool)] = &[
+    ("allexport", false),
+    ("braceexpand", true),
+    ("emacs", false),
+    ("errexit", false),
+    ("errtrace", false),
+    ("functrace", false),
+    ("hashall", true),
+    ("histexpand", false),
+    ("history", false),
+    ("ignoreeof", false),
+    ("interactive-comments", true),
+    ("keyword", false),
+    ("monitor", false),
+    ("noclobber", false),
+    ("noexec", false),
+    ("noglob", false),
+    ("nolog", false),
+    ("notify", false),
+    ("nounset", false),
+    ("onecmd", false),
+    ("physical", false),
+    ("pipefail", false),
+    ("posix", false),
+    ("privileged", false),
+    ("verbose", false),
+    ("vi", false),
+    ("xtrace", false),
+];
+
+/// `set -o` (`plus`: `set +o`, as commands) listing.
+fn listing(ctx: &mut Ctx, plus: bool) -> String {
+    let o = ctx.state().options.clone();
+    let mut text = String::new();
+    for (name, fixed) in LISTED {
+        let on = match *name {
+            "allexport" => o.allexport,
+            "errexit" => o.errexit,
+            "noclobber" => o.noclobber,
+            "noglob" => o.noglob,
+            "nounset" => o.nounset,
+            "pipefail" => o.pipefail,
+            "xtrace" => o.xtrace,
+            _ => *fixed,
+        };
+        if plus {
+            text.push_str(&format!("set {}o {name}\n", if on { '-' } else { '+' }));
+        } else {
+            text.push_str(&format!("{name:<15}\t{}\n", if on { "on" } else { "off" }));
+        }
+    }
+    text
 }
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -56,30 +113,22 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 'u' => "nounset",
                 'x' => "xtrace",
                 'f' => "noglob",
+                'C' => "noclobber",
+                'a' => "allexport",
                 'o' => {
                     let Some(name) = args.get(i) else {
-                        let o = ctx.state().options.clone();
-                        let mut text = String::new();
-                        for (n, v) in [
-                            ("errexit", o.errexit),
-                            ("noglob", o.noglob),
-                            ("nounset", o.nounset),
-                            ("pipefail", o.pipefail),
-                            ("xtrace", o.xtrace),
-                        ] {
-                            text.push_str(&format!("{n:<15}\t{}\n", if v { "on" } else { "off" }));
-                        }
+                        let text = listing(ctx, !on);
                         let _ = ctx.out(text);
                         return 0;
                     };
                     i += 1;
                     if !option(ctx, name, on) {
                         ctx.shell_error(&format!("set: {name}: invalid option name"));
-                        return 1;
+                        return 2;
                     }
                     continue;
                 }
-                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'a' | 'C' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => continue,
+                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => continue,
                 other => {
                     ctx.shell_error(&format!("set: -{other}: invalid option"));
                     ctx.err("set: usage: set [-eufx] [-o option-name] [--] [arg ...]\n");
