@@ -214,6 +214,9 @@ pub struct State {
     pub readonly: BTreeSet<String>,
     /// Exported before being given a value (`export X`): not in `env` yet.
     pub pending_export: BTreeSet<String>,
+    /// `getopts`' place: the `OPTIND` it left and the offset inside that
+    /// argument's group of options.
+    pub getopts_pos: (usize, usize),
 }
 
 impl State {

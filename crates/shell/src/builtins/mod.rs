@@ -37,6 +37,7 @@ mod false_;
 mod file;
 mod find;
 mod fold;
+mod getopts;
 mod grep;
 mod head;
 pub(crate) mod jq;
@@ -136,6 +137,7 @@ const BUILTINS: &[Builtin] = &[
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
+    getopts::BUILTIN,
     grep::BUILTIN,
     head::BUILTIN,
     jq::BUILTIN,
@@ -197,8 +199,8 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read", "readonly",
-    "return", "set", "shift", "source", "type", "typeset", "unset",
+    ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "getopts", "local", "read",
+    "readonly", "return", "set", "shift", "source", "type", "typeset", "unset",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
