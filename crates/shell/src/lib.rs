@@ -25,6 +25,7 @@ mod arith;
 mod cond;
 mod expand;
 mod interp;
+mod transform;
 
 pub use ctx::Ctx;
 pub use state::State;

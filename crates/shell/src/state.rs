@@ -217,6 +217,8 @@ pub struct State {
     /// `getopts`' place: the `OPTIND` it left and the offset inside that
     /// argument's group of options.
     pub getopts_pos: (usize, usize),
+    /// `pushd`'s directory stack, below the working directory.
+    pub dir_stack: Vec<String>,
 }
 
 impl State {

@@ -26,6 +26,7 @@ mod date;
 mod declare;
 mod diff;
 mod dirname;
+mod dirs;
 mod du;
 mod echo;
 mod env;
@@ -126,6 +127,7 @@ const BUILTINS: &[Builtin] = &[
     declare::BUILTIN,
     diff::BUILTIN,
     dirname::BUILTIN,
+    dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
     env::BUILTIN,
@@ -152,8 +154,10 @@ const BUILTINS: &[Builtin] = &[
     js::NODE,
     od::BUILTIN,
     paste::BUILTIN,
+    dirs::POPD,
     printenv::BUILTIN,
     printf::BUILTIN,
+    dirs::PUSHD,
     pwd::BUILTIN,
     read::BUILTIN,
     readonly::BUILTIN,
@@ -199,8 +203,8 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "getopts", "local", "read",
-    "readonly", "return", "set", "shift", "source", "type", "typeset", "unset",
+    ".", ":", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts", "local",
+    "popd", "pushd", "read", "readonly", "return", "set", "shift", "source", "type", "typeset", "unset",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
