@@ -330,6 +330,26 @@ impl Interp<'_> {
     }
 
     fn parameter_value(&mut self, parameter: &Parameter, indirect: bool) -> Result<Value, ExpandError> {
+        // Through a name reference: `${!ref}` is the name it stands for.
+        let resolved;
+        let parameter = match parameter {
+            Parameter::Named(name) if indirect && self.state.ref_target(name).is_some() => {
+                return Ok(self.state.ref_target(name).map_or(Value::Unset, Value::Str));
+            }
+            Parameter::NamedWithIndex { name, index } if self.state.ref_target(name).is_some() => {
+                resolved =
+                    Parameter::NamedWithIndex { name: self.state.resolve_name(name), index: index.clone() };
+                &resolved
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } if self.state.ref_target(name).is_some() => {
+                resolved = Parameter::NamedWithAllIndices {
+                    name: self.state.resolve_name(name),
+                    concatenate: *concatenate,
+                };
+                &resolved
+            }
+            other => other,
+        };
         let value = match parameter {
             Parameter::Positional(0) => Value::Str(self.name.clone()),
             Parameter::Positional(n) => {

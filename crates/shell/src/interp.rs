@@ -708,7 +708,7 @@ impl Interp<'_> {
 
     /// Performs an assignment (`exported` for the `NAME=v cmd` form).
     fn assign(&mut self, a: &ast::Assignment, exported: bool) -> Result<(), i32> {
-        let name = assignment_name(a).to_string();
+        let name = self.state.resolve_name(assignment_name(a));
         if self.state.readonly.contains(&name) {
             self.report(&format!("{name}: readonly variable"));
             return Err(1);

@@ -32,6 +32,7 @@ struct Flags {
     upper: bool,
     global: bool,
     print: bool,
+    nameref: bool,
     /// `-f` / `-F`: functions instead of variables.
     functions: Option<char>,
 }
@@ -59,7 +60,8 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
                         'g' => f.global = true,
                         'p' => f.print = true,
                         'f' | 'F' => f.functions = Some(c),
-                        'n' | 't' => {}
+                        'n' => f.nameref = true,
+                        't' => {}
                         other => {
                             ctx.shell_error(&format!("{builtin}: -{other}: invalid option"));
                             ctx.err(format!("{builtin}: usage: {builtin} [-aAfFgiIlnrtux] [name[=value] ...] or {builtin} -p [-aAfFilnrtux] [name ...]\n"));
@@ -108,7 +110,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             continue;
         }
         let state = ctx.state();
-        let attributed = f.array || f.assoc || f.integer || f.lower || f.upper;
+        let attributed = f.array || f.assoc || f.integer || f.lower || f.upper || f.nameref;
         if in_function && attributed {
             state.local_array(&name);
         }
@@ -148,6 +150,9 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             ctx.state().local(&name, value);
         } else if let Some(v) = value {
             ctx.state().set(&name, v);
+        }
+        if f.nameref {
+            ctx.state().attrs.entry(name.clone()).or_default().nameref = true;
         }
         if f.export {
             ctx.state().export(&name, None);
