@@ -75,6 +75,19 @@ impl Interp<'_> {
 
     /// Expands a word into one string: no splitting or globbing
     /// (assignments, redirection targets, `case` subjects).
+    /// Expands an assignment's value: as a word, with a tilde after each
+    /// `:` expanded too (`PATH=~/bin:~/lib`) when the value is plain text.
+    pub(crate) fn expand_assignment(&mut self, raw: &str) -> Result<String, ExpandError> {
+        if !raw.contains(":~") || raw.contains(['\'', '"', '\\', '$', '`']) {
+            return self.expand_string(raw);
+        }
+        let mut parts = Vec::new();
+        for part in raw.split(':') {
+            parts.push(self.expand_string(part)?);
+        }
+        Ok(parts.join(":"))
+    }
+
     pub(crate) fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
         let pieces = self.word_pieces(raw, false)?;
         Ok(text(&pieces))
@@ -208,6 +221,7 @@ impl Interp<'_> {
                         word::TildeExpr::OldWorkingDir => {
                             self.state.get("OLDPWD").unwrap_or_default().to_string()
                         }
+                        word::TildeExpr::UserHome(user) if user == "root" => "/root".to_string(),
                         word::TildeExpr::UserHome(user) => format!("~{user}"),
                         word::TildeExpr::NthDirFromTopOfDirStack { n, plus_used } => {
                             format!("~{}{n}", if *plus_used { "+" } else { "" })
@@ -232,6 +246,9 @@ impl Interp<'_> {
 
     /// Runs `$( … )` and returns its output without trailing newlines.
     pub(crate) fn command_substitution(&mut self, script: &str) -> String {
+        if let Some(text) = crate::transform::read_file_substitution(self, script) {
+            return text;
+        }
         let stdout = output(Sink::Buffer(Vec::new()));
         let io = Io {
             stdin: input(Vec::new()),
@@ -326,6 +343,26 @@ impl Interp<'_> {
     }
 
     fn parameter_value(&mut self, parameter: &Parameter, indirect: bool) -> Result<Value, ExpandError> {
+        // Through a name reference: `${!ref}` is the name it stands for.
+        let resolved;
+        let parameter = match parameter {
+            Parameter::Named(name) if indirect && self.state.ref_target(name).is_some() => {
+                return Ok(self.state.ref_target(name).map_or(Value::Unset, Value::Str));
+            }
+            Parameter::NamedWithIndex { name, index } if self.state.ref_target(name).is_some() => {
+                resolved =
+                    Parameter::NamedWithIndex { name: self.state.resolve_name(name), index: index.clone() };
+                &resolved
+            }
+            Parameter::NamedWithAllIndices { name, concatenate } if self.state.ref_target(name).is_some() => {
+                resolved = Parameter::NamedWithAllIndices {
+                    name: self.state.resolve_name(name),
+                    concatenate: *concatenate,
+                };
+                &resolved
+            }
+            other => other,
+        };
         let value = match parameter {
             Parameter::Positional(0) => Value::Str(self.name.clone()),
             Parameter::Positional(n) => {
@@ -375,7 +412,10 @@ impl Interp<'_> {
         }
         let target = match value {
             Value::Str(s) => s,
-            Value::Unset => return Ok(Value::Unset),
+            Value::Unset => {
+                let name = Self::parameter_name(parameter);
+                return Err(self.fail(&format!("{name}: invalid indirect expansion")));
+            }
             Value::Fields(v, _) => v.join(" "),
         };
         match word::parse_parameter(&target, &word_options()) {
@@ -604,23 +644,45 @@ impl Interp<'_> {
                 let value = Self::map_value(value, |s| replace(s, &pat, &replacement, match_kind));
                 self.push_value(value, quoted, out);
             }
-            ParameterExpr::UppercaseFirstChar { parameter, indirect, .. }
-            | ParameterExpr::UppercasePattern { parameter, indirect, .. }
-            | ParameterExpr::LowercaseFirstChar { parameter, indirect, .. }
-            | ParameterExpr::LowercasePattern { parameter, indirect, .. } => {
+            ParameterExpr::UppercaseFirstChar { parameter, indirect, pattern }
+            | ParameterExpr::UppercasePattern { parameter, indirect, pattern }
+            | ParameterExpr::LowercaseFirstChar { parameter, indirect, pattern }
+            | ParameterExpr::LowercasePattern { parameter, indirect, pattern } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
-                let value = Self::map_value(value, |s| match expr {
-                    ParameterExpr::UppercaseFirstChar { .. } => first_char(s, true),
-                    ParameterExpr::LowercaseFirstChar { .. } => first_char(s, false),
-                    ParameterExpr::UppercasePattern { .. } => s.to_uppercase(),
-                    _ => s.to_lowercase(),
-                });
+                let pat = match pattern.as_deref().filter(|p| !p.is_empty()) {
+                    Some(p) => Some(self.expand_pattern(p)?),
+                    None => None,
+                };
+                let (upper, all) = match expr {
+                    ParameterExpr::UppercaseFirstChar { .. } => (true, false),
+                    ParameterExpr::LowercaseFirstChar { .. } => (false, false),
+                    ParameterExpr::UppercasePattern { .. } => (true, true),
+                    _ => (false, true),
+                };
+                let value =
+                    Self::map_value(value, |s| crate::transform::case_mod(s, pat.as_deref(), upper, all));
                 self.push_value(value, quoted, out);
             }
             ParameterExpr::Transform { parameter, indirect, op } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
+                if let (Parameter::Named(name), false) = (parameter, *indirect) {
+                    let state = &*self.state;
+                    let text = match op {
+                        word::ParameterTransformOp::ToAttributeFlags => {
+                            Some(crate::transform::attributes(state, name))
+                        }
+                        word::ParameterTransformOp::ToAssignmentLogic => {
+                            crate::transform::assignment(state, name)
+                        }
+                        _ => None,
+                    };
+                    if let Some(text) = text {
+                        self.push_value(Value::Str(text), quoted, out);
+                        return Ok(());
+                    }
+                }
                 let value = Self::map_value(value, |s| match op {
                     word::ParameterTransformOp::ToUpperCase => s.to_uppercase(),
                     word::ParameterTransformOp::ToLowerCase => s.to_lowercase(),
@@ -799,19 +861,29 @@ fn split_fields(pieces: &[Piece], ifs: &str) -> Vec<Vec<Ch>> {
     let mut fields = Vec::new();
     let mut current: Vec<Ch> = Vec::new();
     let mut started = false;
+    // A field just ended at IFS whitespace: a non-whitespace IFS character
+    // next belongs to the same delimiter (`a : b` is two fields).
+    let mut after_space = false;
     for piece in pieces {
         match piece {
             Piece::Break => {
                 fields.push(std::mem::take(&mut current));
                 started = false;
+                after_space = false;
             }
-            Piece::Quote => started = true,
+            Piece::Quote => {
+                started = true;
+                after_space = false;
+            }
             Piece::Ch(ch) if ch.split && ifs.contains(ch.c) => {
                 if ch.c.is_whitespace() {
                     if started || !current.is_empty() {
                         fields.push(std::mem::take(&mut current));
                         started = false;
+                        after_space = true;
                     }
+                } else if after_space {
+                    after_space = false;
                 } else {
                     fields.push(std::mem::take(&mut current));
                     started = false;
@@ -820,6 +892,7 @@ fn split_fields(pieces: &[Piece], ifs: &str) -> Vec<Vec<Ch>> {
             Piece::Ch(ch) => {
                 current.push(*ch);
                 started = true;
+                after_space = false;
             }
         }
     }

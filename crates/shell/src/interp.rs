@@ -773,7 +773,7 @@ impl Interp<'_> {
         let name = assignment_name(a).to_string();
         match &a.value {
             ast::AssignmentValue::Scalar(w) => {
-                let value = self.expand_string(&w.value)?;
+                let value = self.expand_assignment(&w.value)?;
                 Ok(format!("{name}{}={value}", if a.append { "+" } else { "" }))
             }
             ast::AssignmentValue::Array(_) => {
@@ -812,14 +812,14 @@ impl Interp<'_> {
 
     /// Performs an assignment (`exported` for the `NAME=v cmd` form).
     fn assign(&mut self, a: &ast::Assignment, exported: bool) -> Result<(), i32> {
-        let name = assignment_name(a).to_string();
+        let name = self.state.resolve_name(assignment_name(a));
         if self.state.readonly.contains(&name) {
             self.report(&format!("{name}: readonly variable"));
             return Err(1);
         }
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Scalar(w)) => {
-                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
                 let old = self.state.get(&name).unwrap_or_default().to_string();
                 let value = self.attributed(&name, &old, value, a.append)?;
                 if self.state.arrays.contains_key(&name) && !exported {

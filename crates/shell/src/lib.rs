@@ -28,6 +28,7 @@ mod expand;
 mod extglob;
 mod interp;
 mod shopts;
+mod transform;
 mod traps;
 
 pub use ctx::Ctx;

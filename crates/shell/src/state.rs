@@ -52,6 +52,8 @@ pub struct Attrs {
     pub lower: bool,
     /// `-u`: values are uppercased.
     pub upper: bool,
+    /// `-n`: a name reference; its value names the variable it stands for.
+    pub nameref: bool,
 }
 
 impl Attrs {
@@ -230,6 +232,11 @@ pub struct State {
     pub pending_export: BTreeSet<String>,
     /// `trap` actions, by condition number (see [`crate::builtins::trap`]).
     pub traps: BTreeMap<u32, String>,
+    /// `getopts`' place: the `OPTIND` it left and the offset inside that
+    /// argument's group of options.
+    pub getopts_pos: (usize, usize),
+    /// `pushd`'s directory stack, below the working directory.
+    pub dir_stack: Vec<String>,
 }
 
 impl State {
@@ -251,8 +258,56 @@ impl State {
         state
     }
 
-    /// A variable's value, locals first.
+    /// A variable's value, locals first (through a name reference).
     pub fn get(&self, name: &str) -> Option<&str> {
+        match self.ref_target(name) {
+            Some(target) => self.get_target(&target),
+            None => self.get_own(name),
+        }
+    }
+
+    /// What the name reference `name` stands for (`x` or `arr[2]`),
+    /// followed through references to references; `None` for other names.
+    pub fn ref_target(&self, name: &str) -> Option<String> {
+        let mut target: Option<String> = None;
+        for _ in 0..8 {
+            let current = target.as_deref().unwrap_or(name);
+            if !self.attrs.get(current).is_some_and(|a| a.nameref) {
+                break;
+            }
+            match self.get_own(current) {
+                Some(t) if !t.is_empty() && t != current => target = Some(t.to_string()),
+                _ => break,
+            }
+        }
+        target
+    }
+
+    /// The name an assignment or `${name[i]}` acts on: a reference's target
+    /// when that is a plain name, else `name`.
+    pub fn resolve_name(&self, name: &str) -> String {
+        match self.ref_target(name) {
+            Some(t) if !t.contains('[') => t,
+            _ => name.to_string(),
+        }
+    }
+
+    fn element(target: &str) -> Option<(&str, &str)> {
+        target.strip_suffix(']').and_then(|t| t.split_once('['))
+    }
+
+    fn get_target(&self, target: &str) -> Option<&str> {
+        let Some((base, key)) = Self::element(target) else {
+            return self.get_own(target);
+        };
+        if let Some(assoc) = self.assoc.get(base) {
+            return assoc.get(key);
+        }
+        let array = self.arrays.get(base)?;
+        array.resolve(key.trim().parse().ok()?).and_then(|i| array.get(i)).map(String::as_str)
+    }
+
+    fn get_own(&self, name: &str) -> Option<&str> {
         for frame in self.locals.iter().rev() {
             if let Some(slot) = frame.get(name) {
                 return slot.as_ref().map(|v| v.value.as_str());
@@ -279,6 +334,25 @@ impl State {
     /// Assigns, to the innermost local of that name or else the global.
     /// Returns `false` (and changes nothing) for a readonly variable.
     pub fn set(&mut self, name: &str, value: impl Into<String>) -> bool {
+        if let Some(target) = self.ref_target(name) {
+            if let Some((base, key)) = Self::element(&target) {
+                let (base, key) = (base.to_string(), key.to_string());
+                if self.readonly.contains(&base) {
+                    return false;
+                }
+                if let Some(assoc) = self.assoc.get_mut(&base) {
+                    assoc.set(&key, value.into());
+                } else if let Ok(i) = key.trim().parse::<i64>() {
+                    let scalar = self.vars.remove(&base).map(|v| v.value);
+                    let array = self.arrays.entry(base).or_insert_with(|| scalar.into_iter().collect());
+                    if let Some(i) = array.resolve(i) {
+                        array.set(i, value.into());
+                    }
+                }
+                return true;
+            }
+            return self.set(&target, value);
+        }
         if self.readonly.contains(name) {
             return false;
         }

@@ -12,13 +12,20 @@ pub const BUILTIN: Builtin = Builtin {
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     match args.first().map(String::as_str) {
-        Some("-v") | Some("-V") => {
+        Some(flag @ ("-v" | "-V")) => {
+            let verbose = flag == "-V";
             let mut status = 0;
             for name in &args[1..] {
-                if ctx.state().functions.contains_key(name) || super::find(name).is_some() {
-                    let _ = ctx.out(format!("{name}\n"));
-                } else {
-                    status = 1;
+                match super::type_::describe(ctx, name) {
+                    Some((_, long)) => {
+                        let _ = ctx.out(if verbose { format!("{long}\n") } else { format!("{name}\n") });
+                    }
+                    None => {
+                        if verbose {
+                            ctx.shell_error(&format!("command: {name}: not found"));
+                        }
+                        status = 1;
+                    }
                 }
             }
             status

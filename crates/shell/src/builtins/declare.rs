@@ -32,6 +32,9 @@ struct Flags {
     upper: bool,
     global: bool,
     print: bool,
+    nameref: bool,
+    /// `-f` / `-F`: functions instead of variables.
+    functions: Option<char>,
 }
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -56,7 +59,9 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
                         'u' => (f.upper, f.lower) = (true, false),
                         'g' => f.global = true,
                         'p' => f.print = true,
-                        'f' | 'F' | 'n' | 't' => {}
+                        'f' | 'F' => f.functions = Some(c),
+                        'n' => f.nameref = true,
+                        't' => {}
                         other => {
                             ctx.shell_error(&format!("{builtin}: -{other}: invalid option"));
                             ctx.err(format!("{builtin}: usage: {builtin} [-aAfFgiIlnrtux] [name[=value] ...] or {builtin} -p [-aAfFilnrtux] [name ...]\n"));
@@ -67,6 +72,9 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             }
             _ => names.push(a.clone()),
         }
+    }
+    if let Some(kind) = f.functions {
+        return functions(ctx, &names, kind == 'F');
     }
     if f.print || names.is_empty() {
         return print(ctx, &names);
@@ -102,7 +110,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             continue;
         }
         let state = ctx.state();
-        let attributed = f.array || f.assoc || f.integer || f.lower || f.upper;
+        let attributed = f.array || f.assoc || f.integer || f.lower || f.upper || f.nameref;
         if in_function && attributed {
             state.local_array(&name);
         }
@@ -143,6 +151,9 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         } else if let Some(v) = value {
             ctx.state().set(&name, v);
         }
+        if f.nameref {
+            ctx.state().attrs.entry(name.clone()).or_default().nameref = true;
+        }
         if f.export {
             ctx.state().export(&name, None);
         }
@@ -180,6 +191,29 @@ fn print(ctx: &mut Ctx, names: &[String]) -> i32 {
         status = 1;
     }
     let _ = ctx.out(text);
+    status
+}
+
+/// `declare -F [NAME...]`: the functions' names (`declare -f NAME` lines
+/// without names); `declare -f NAME` only checks that they exist, as cordon
+/// does not print function bodies. Status 1 when one is missing.
+fn functions(ctx: &mut Ctx, names: &[String], names_only: bool) -> i32 {
+    let known: Vec<String> = ctx.state().functions.keys().cloned().collect();
+    if names.is_empty() {
+        if names_only {
+            let text: String = known.iter().map(|n| format!("declare -f {n}\n")).collect();
+            let _ = ctx.out(text);
+        }
+        return 0;
+    }
+    let mut status = 0;
+    for name in names {
+        if !known.contains(name) {
+            status = 1;
+        } else if names_only {
+            let _ = ctx.out(format!("{name}\n"));
+        }
+    }
     status
 }
 

@@ -26,6 +26,7 @@ mod date;
 mod declare;
 mod diff;
 mod dirname;
+mod dirs;
 mod du;
 mod echo;
 mod env;
@@ -37,6 +38,7 @@ mod false_;
 mod file;
 mod find;
 mod fold;
+mod getopts;
 mod grep;
 mod head;
 pub(crate) mod jq;
@@ -130,6 +132,7 @@ const BUILTINS: &[Builtin] = &[
     declare::BUILTIN,
     diff::BUILTIN,
     dirname::BUILTIN,
+    dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
     env::BUILTIN,
@@ -141,6 +144,7 @@ const BUILTINS: &[Builtin] = &[
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
+    getopts::BUILTIN,
     grep::BUILTIN,
     head::BUILTIN,
     jq::BUILTIN,
@@ -157,8 +161,10 @@ const BUILTINS: &[Builtin] = &[
     js::NODE,
     od::BUILTIN,
     paste::BUILTIN,
+    dirs::POPD,
     printenv::BUILTIN,
     printf::BUILTIN,
+    dirs::PUSHD,
     pwd::BUILTIN,
     read::BUILTIN,
     readonly::BUILTIN,
@@ -207,8 +213,9 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "break", "cd", "continue", "declare", "eval", "exit", "export", "local", "read", "readonly",
-    "return", "set", "shift", "shopt", "source", "trap", "type", "typeset", "unset", "let", "wait",
+    ".", ":", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts", "local",
+    "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap", "type",
+    "typeset", "unset", "let", "wait",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also

@@ -83,7 +83,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         return 2;
     };
     if let Some(name) = &var {
-        if !valid_identifier(name) {
+        let base = name.split_once('[').filter(|(_, rest)| rest.len() > 1 && rest.ends_with(']'));
+        if !valid_identifier(base.map_or(name.as_str(), |(b, _)| b)) {
             ctx.shell_error(&format!("printf: `{name}': not a valid identifier"));
             return 2;
         }
@@ -104,7 +105,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 None => &result.out[..],
             };
             let value = String::from_utf8_lossy(bytes).into_owned();
-            if !ctx.state().set(&name, value) {
+            if !set_target(ctx.state(), &name, value) {
                 ctx.shell_error(&format!("{name}: readonly variable"));
                 status = 1;
             }
@@ -117,6 +118,27 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
     }
     status
+}
+
+/// Assigns `name` or an element `name[key]` (a number for an indexed
+/// array, any key for an associative one).
+fn set_target(state: &mut crate::state::State, name: &str, value: String) -> bool {
+    let Some((base, key)) = name.strip_suffix(']').and_then(|n| n.split_once('[')) else {
+        return state.set(name, value);
+    };
+    if state.readonly.contains(base) {
+        return false;
+    }
+    if let Some(assoc) = state.assoc.get_mut(base) {
+        assoc.set(key, value);
+        return true;
+    }
+    let key = state.get(key).unwrap_or(key).trim().to_string();
+    let array = state.arrays.entry(base.to_string()).or_default();
+    let index = key.parse::<i64>().ok().and_then(|i| array.resolve(i)).unwrap_or(0);
+    array.set(index, value);
+    state.vars.remove(base);
+    true
 }
 
 fn valid_identifier(name: &str) -> bool {
