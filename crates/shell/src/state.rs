@@ -221,6 +221,10 @@ pub struct State {
     pub getopts_pos: (usize, usize),
     /// `pushd`'s directory stack, below the working directory.
     pub dir_stack: Vec<String>,
+    /// `alias` definitions.
+    pub aliases: BTreeMap<String, String>,
+    /// `shopt expand_aliases`: aliases are expanded (off in scripts).
+    pub expand_aliases: bool,
 }
 
 impl State {

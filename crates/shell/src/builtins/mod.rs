@@ -8,6 +8,7 @@
 
 pub mod args;
 
+mod alias;
 mod awk;
 mod base64;
 mod basename;
@@ -110,6 +111,7 @@ const BUILTINS: &[Builtin] = &[
     source::DOT,
     colon::BUILTIN,
     test::BRACKET,
+    alias::ALIAS,
     awk::BUILTIN,
     base64::BUILTIN,
     basename::BUILTIN,
@@ -187,6 +189,7 @@ const BUILTINS: &[Builtin] = &[
     true_::BUILTIN,
     type_::BUILTIN,
     declare::TYPESET,
+    alias::UNALIAS,
     uniq::BUILTIN,
     unset::BUILTIN,
     wc::BUILTIN,
@@ -203,8 +206,9 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts", "local",
-    "popd", "pushd", "read", "readonly", "return", "set", "shift", "source", "type", "typeset", "unset",
+    ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
+    "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "source", "type", "typeset",
+    "unalias", "unset",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
