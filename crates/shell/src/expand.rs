@@ -231,6 +231,11 @@ impl Interp<'_> {
                     Self::push_text(out, &text, true, false);
                 }
                 WordPiece::ParameterExpansion(expr) => self.expand_parameter(expr, quoted, out)?,
+                WordPiece::BackquotedCommandSubstitution(script) if quoted && script.contains("\\\"") => {
+                    // Inside double quotes, `\"` in backquotes stands for `"`.
+                    let text = self.command_substitution(&script.replace("\\\"", "\""));
+                    Self::push_text(out, &text, quoted, false);
+                }
                 WordPiece::CommandSubstitution(script) | WordPiece::BackquotedCommandSubstitution(script) => {
                     let text = self.command_substitution(script);
                     Self::push_text(out, &text, quoted, !quoted);

@@ -619,6 +619,9 @@ impl Interp<'_> {
     }
 
     fn exec_simple(&mut self, command: &ast::SimpleCommand, io: &Io) -> i32 {
+        if let Some(status) = crate::alias::run(self, command, io) {
+            return status;
+        }
         let mut assignments: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         // (word, is an assignment-looking argument of a declaration builtin)

@@ -22,6 +22,7 @@ pub mod system;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+mod alias;
 mod arith;
 mod cond;
 mod expand;

@@ -237,6 +237,8 @@ pub struct State {
     pub getopts_pos: (usize, usize),
     /// `pushd`'s directory stack, below the working directory.
     pub dir_stack: Vec<String>,
+    /// `alias` definitions.
+    pub aliases: BTreeMap<String, String>,
 }
 
 impl State {

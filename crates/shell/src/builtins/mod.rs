@@ -8,6 +8,7 @@
 
 pub mod args;
 
+mod alias;
 mod awk;
 mod base64;
 mod basename;
@@ -115,6 +116,7 @@ const BUILTINS: &[Builtin] = &[
     source::DOT,
     colon::BUILTIN,
     test::BRACKET,
+    alias::ALIAS,
     awk::BUILTIN,
     base64::BUILTIN,
     basename::BUILTIN,
@@ -196,6 +198,7 @@ const BUILTINS: &[Builtin] = &[
     true_::BUILTIN,
     type_::BUILTIN,
     declare::TYPESET,
+    alias::UNALIAS,
     uniq::BUILTIN,
     unset::BUILTIN,
     wait::BUILTIN,
@@ -213,9 +216,9 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts", "local",
-    "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap", "type",
-    "typeset", "unset", "let", "wait",
+    ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
+    "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap",
+    "type", "typeset", "unalias", "unset", "let", "wait",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
