@@ -850,6 +850,19 @@ impl Sandbox {
     }
 }
 
+impl Drop for Guest {
+    fn drop(&mut self) {
+        if engine::pooled() {
+            let (base, len) = self.memory_range();
+            // SAFETY: `coalesce`'s contract: `base..base + len` is this instance's linear memory
+            // (wasmtime's, page-aligned, whole wasm pages), still mapped as the store is dropped
+            // after this; being dropped, the instance runs nothing, and no reference into its
+            // memory is alive (every borrow of the store has ended).
+            unsafe { trim::coalesce(base, len) };
+        }
+    }
+}
+
 impl Guest {
     /// Where the guest's linear memory is in this process, and its size.
     fn memory_range(&self) -> (*mut u8, usize) {

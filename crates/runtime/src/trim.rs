@@ -233,6 +233,70 @@ pub(crate) fn private_pages(base: *mut u8, len: usize) -> Option<usize> {
     walked.map(|_| pages)
 }
 
+/// Runs of private pages a freed pool slot keeps in place: wasmtime's reset
+/// copies the image back into at most this many runs, in address order, and
+/// decommits the memory after the last, whose pages the next instance of the
+/// slot then faults in again (a copy-on-write fault, and on a machine with
+/// more than one CPU a TLB shootdown each).
+const RESET_RUNS: usize = 32;
+/// Runs [`coalesce`] leaves, below [`RESET_RUNS`] so that a slightly
+/// different run does not cross it again.
+const COALESCED_RUNS: usize = 24;
+/// Pages [`coalesce`] makes private at most in one call: each is copied back
+/// at every later reset of the slot.
+const COALESCE_PAGES: usize = 32;
+
+/// Before a pooled instance gives its slot back: when its private pages lie
+/// in more runs than the reset keeps ([`RESET_RUNS`]), makes the pages of the
+/// shortest gaps between them private too (each read and written back, so
+/// it holds the same bytes), until [`COALESCED_RUNS`] runs are left or
+/// [`COALESCE_PAGES`] pages were written. QuickJS's size-classed arenas
+/// scatter a run's writes over many runs of pages; without this, the last
+/// runs are decommitted at every reset and faulted in again by every fresh
+/// sandbox of the slot.
+///
+/// # Safety
+/// `base..base + len` is a guest's linear memory (page-aligned, a whole number
+/// of 64 KiB wasm pages) that nothing else reads or writes during the call,
+/// and that no Rust reference points into.
+pub(crate) unsafe fn coalesce(base: *mut u8, len: usize) {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let walked = walk::<()>(base as usize, base as usize + len, |from, to| {
+        if runs.len() == 8 * RESET_RUNS {
+            // Too scattered to mend with a few pages.
+            return ControlFlow::Break(());
+        }
+        runs.push((from, to));
+        ControlFlow::Continue(())
+    });
+    if !matches!(walked, Some(ControlFlow::Continue(()))) || runs.len() <= RESET_RUNS - 2 {
+        return;
+    }
+    let page = page_size();
+    let mut gaps: Vec<(usize, usize)> =
+        runs.iter().zip(runs.iter().skip(1)).map(|(a, b)| (b.0 - a.1, a.1)).collect();
+    gaps.sort_unstable();
+    let mut left = runs.len();
+    let mut written = 0;
+    for (size, at) in gaps {
+        let pages = size / page;
+        if left <= COALESCED_RUNS || written + pages > COALESCE_PAGES {
+            break;
+        }
+        for i in 0..pages {
+            let p = (at + i * page) as *mut u8;
+            // SAFETY: `p` starts a page between two runs of private pages of the memory at
+            // `base`, so it lies inside `base..base + len`: readable and writable guest memory
+            // that nothing else uses during the call and no reference points into (this
+            // function's contract). Writing back the byte read leaves the page's contents as
+            // they were; only its backing becomes private.
+            unsafe { std::ptr::write_volatile(p, std::ptr::read_volatile(p)) };
+        }
+        written += pages;
+        left -= 1;
+    }
+}
+
 /// Where a pass of [`trim`] stopped.
 pub(crate) enum Pass {
     /// The whole memory was looked at.
@@ -391,4 +455,73 @@ fn page_size() -> usize {
 #[cfg(not(unix))]
 fn page_size() -> usize {
     4096
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    /// The runs of private pages of `base..base + len`.
+    fn runs(base: *mut u8, len: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let walked = walk::<()>(base as usize, base as usize + len, |from, to| {
+            out.push((from - base as usize, to - base as usize));
+            ControlFlow::Continue(())
+        });
+        assert!(matches!(walked, Some(ControlFlow::Continue(()))));
+        out
+    }
+
+    #[test]
+    fn coalesce_merges_the_shortest_gaps_and_keeps_the_bytes() {
+        if pagemap().is_none() {
+            return;
+        }
+        let page = page_size();
+        let len = 256 * page;
+        // SAFETY: a new private anonymous mapping, owned by this test and unmapped at its end.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(base, libc::MAP_FAILED);
+        let base = base.cast::<u8>();
+        // SAFETY: `base..base + len` is the mapping made above, used by nothing else.
+        let memory = unsafe { std::slice::from_raw_parts_mut(base, len) };
+        // 40 runs of one written page: gaps of one page between the first 20, of three after.
+        let mut at = 0;
+        for i in 0..40 {
+            memory[at * page + 7] = i as u8 + 1;
+            at += if i < 20 { 2 } else { 4 };
+        }
+        assert_eq!(runs(base, len).len(), 40);
+        // SAFETY: as above; no reference into the mapping is used across the call.
+        unsafe { coalesce(base, len) };
+        let after = runs(base, len);
+        // The one-page gaps go first: 16 of them make 24 runs.
+        assert_eq!(after.len(), 24);
+        assert_eq!(after[0], (0, 17 * 2 * page - page));
+        // SAFETY: as above.
+        let memory = unsafe { std::slice::from_raw_parts(base, len) };
+        let mut at = 0;
+        for i in 0..40 {
+            assert_eq!(memory[at * page + 7], i as u8 + 1);
+            at += if i < 20 { 2 } else { 4 };
+        }
+        assert_eq!(memory.iter().map(|&b| u32::from(b)).sum::<u32>(), (1..=40).sum::<u32>());
+        // A memory in few runs is left alone.
+        let before = runs(base, len);
+        // SAFETY: as above.
+        unsafe { coalesce(base, len) };
+        assert_eq!(runs(base, len), before);
+        // SAFETY: the mapping made above, no longer referenced.
+        assert_eq!(unsafe { libc::munmap(base.cast(), len) }, 0);
+    }
 }
