@@ -30,6 +30,29 @@ test("process.exit ends the run at once with its status; the next run starts cle
   await sb.close();
 });
 
+test("process.nextTick: a callback that throws is the run's uncaught error and drops the later ticks; exit in a tick ends the run", async () => {
+  const sb = await Sandbox.create();
+  const r = await sb.run(`
+    process.nextTick(() => { throw new TypeError("in a tick") });
+    process.nextTick(() => console.log("dropped"));
+    Promise.resolve().then(() => console.log("job"));
+    console.log("sync")`);
+  // Promise jobs already queued still run, as after a timer that threw (Node stops at once).
+  assert.equal(r.stdout, "sync\njob\n");
+  assert.equal(r.exitCode, 1);
+  assert.equal(r.error?.name, "TypeError");
+  assert.equal(r.error?.message, "in a tick");
+  // The queue is empty for the next run, which orders ticks before jobs again.
+  const next = await sb.run('Promise.resolve().then(() => console.log("job")); process.nextTick(() => console.log("tick"))');
+  assert.deepEqual(outcome(next), { stdout: "tick\njob\n", stderr: "", exitCode: 0, value: undefined, error: null });
+  const exited = await sb.run('process.nextTick(() => process.exit(6)); process.nextTick(() => console.log("after"))');
+  assert.deepEqual(outcome(exited), { stdout: "", stderr: "", exitCode: 6, value: undefined, error: null });
+  // A run that ends with ticks queued (its body threw) leaves none to the next.
+  assert.equal((await sb.run('process.nextTick(() => console.log("stale")); throw new Error("x")')).exitCode, 1);
+  assert.deepEqual(outcome(await sb.run('console.log("clean")')), { stdout: "clean\n", stderr: "", exitCode: 0, value: undefined, error: null });
+  await sb.close();
+});
+
 test("a JavaScript run's standard input: fs.readFileSync(0), process.stdin, readline; once per run", async () => {
   const sb = await Sandbox.create();
   const read = 'const fs = require("fs"); return JSON.stringify([fs.readFileSync(0, "utf8"), fs.readFileSync("/dev/stdin", "utf8")])';

@@ -98,6 +98,9 @@ thread_local! {
     /// thrown), cleared when `nextTimer` says there is none. While it is
     /// clear, waiting for a tool result skips that call into JavaScript.
     static TIMERS: Cell<bool> = const { Cell::new(true) };
+    /// Whether `process.nextTick` queued callbacks the prelude's `runTicks`
+    /// has not run yet: they run before the next promise jobs, as in Node.
+    static TICKS: Cell<bool> = const { Cell::new(false) };
     /// Reasons of the promises rejected with no handler since the last turn
     /// of the run loop, with their promises; a handler added later (in the
     /// same turn) takes its promise off the list, as in Node.
@@ -242,7 +245,12 @@ fn new_engine() -> Result<Engine, String> {
         let call_data = Function::new(ctx.clone(), start_call_data).map_err(|e| e.to_string())?;
         let fs = Function::new(ctx.clone(), fs_op).map_err(|e| e.to_string())?;
         let random = Function::new(ctx.clone(), random_bytes).map_err(|e| e.to_string())?;
-        let armed = Function::new(ctx.clone(), || TIMERS.set(true)).map_err(|e| e.to_string())?;
+        // `armed()`: a timer was set; `armed(1)`: a tick was queued.
+        let armed = Function::new(ctx.clone(), |kind: rquickjs::function::Opt<i32>| match kind.0 {
+            Some(1) => TICKS.set(true),
+            _ => TIMERS.set(true),
+        })
+        .map_err(|e| e.to_string())?;
         let shell = Function::new(ctx.clone(), |script: rquickjs::String<'_>| -> Vec<String> {
             let script = script.to_string().unwrap_or_default();
             let (stdout, stderr, status) = crate::shell::run_captured(&script);
@@ -452,6 +460,7 @@ fn run_in(engine: &mut Engine, request: &RunRequest) -> RunOutcome {
     STDIN.with(|s| s.borrow_mut().clone_from(&request.stdin));
     EXITED.set(None);
     EXIT_CODE.set(0);
+    TICKS.set(false);
     let tools_changed = engine.tools != request.tools;
     let started = engine.context.with(|ctx| -> Result<Persistent<Promise<'static>>, RunOutcome> {
         let helpers = restore(&ctx, &engine.helpers)?;
@@ -507,7 +516,7 @@ fn drive(
         let next_timer =
             engine.next_timer.clone().restore(&ctx).map_err(|e| internal_error(e.to_string()))?;
         loop {
-            while EXITED.get().is_none() && ctx.execute_pending_job() {}
+            run_jobs(engine, &ctx)?;
             if EXITED.get().is_some() {
                 return Ok(());
             }
@@ -552,6 +561,29 @@ fn drive(
             }
         }
     })
+}
+
+/// Runs `process.nextTick` callbacks, then promise jobs, until neither is
+/// left (ticks queued by a job run after the jobs queued before them), as
+/// Node does between two callbacks of its loop.
+fn run_jobs(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
+    loop {
+        if TICKS.replace(false) {
+            let helpers = restore(ctx, &engine.helpers)?;
+            let run: Function = helper(&helpers, "runTicks")?;
+            match run.call::<_, ()>(()) {
+                // `process.exit` in a callback: the loop sees it next.
+                Err(_) if EXITED.get().is_some() => {
+                    let _ = ctx.catch();
+                }
+                result => result.map_err(|e| internal_error(e.to_string()))?,
+            }
+        }
+        while EXITED.get().is_none() && ctx.execute_pending_job() {}
+        if EXITED.get().is_some() || !TICKS.get() {
+            return Ok(());
+        }
+    }
 }
 
 /// Hands the first unhandled rejection to the prelude, which makes it the

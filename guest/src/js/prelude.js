@@ -402,9 +402,21 @@
       prefix = ctor ? ctor + " " : ""; open = "{"; close = "}";
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
+        const name = isIdent(k) ? k : quote(k);
+        // An accessor is named, not called, as Node shows it. The
+        // descriptor's fields are read as its own (a script may have put
+        // `get` on Object.prototype).
+        const d = ObjectGetOwnPropertyDescriptor(value, k);
+        if (d !== undefined && !ObjectPrototypeHasOwnProperty(d, "value")) {
+          const get = ObjectPrototypeHasOwnProperty(d, "get") ? d.get : undefined;
+          const set = ObjectPrototypeHasOwnProperty(d, "set") ? d.set : undefined;
+          const kind = get === undefined ? "[Setter]" : set === undefined ? "[Getter]" : "[Getter/Setter]";
+          ArrayPrototypePush(entries, name + ": " + kind);
+          continue;
+        }
         let v;
-        try { v = value[k]; } catch (e) { v = e; }
-        ArrayPrototypePush(entries, (isIdent(k) ? k : quote(k)) + ": " + sub(v));
+        try { v = d === undefined ? value[k] : d.value; } catch (e) { v = e; }
+        ArrayPrototypePush(entries, name + ": " + sub(v));
       }
     }
     return layout(entries, prefix, open, close, indent, depth, list ? value : undefined, list && value.length > 100);

@@ -52,6 +52,7 @@
       }
     },
     unhandled,
+    runTicks,
     // util.inspect (modules.js), and how it shows instances of a prototype.
     inspect: inspectWith,
     inspectAs(proto, show) { MapPrototypeSet(inspectHooks, proto, show); },
@@ -68,6 +69,7 @@
       ArrayPrototypeSplice(heap, 0, heap.length);
       immediates = [];
       immediateHead = 0;
+      dropTicks();
       const u = uncaught;
       uncaught = undefined;
       return u;

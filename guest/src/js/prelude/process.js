@@ -84,10 +84,37 @@
   setOwn(processObject, "title", "cordon");
   // The callback runs as a microtask: after the current code, before any
   // timer (Node runs its next-tick queue ahead of promise callbacks).
+  // Callbacks and their arguments, in pairs; the native side calls
+  // `runTicks` before it runs promise jobs again.
+  let ticks = [];
+  let tickHead = 0;
   hidden(processObject, "nextTick", function nextTick(fn, ...args) {
     if (typeof fn !== "function") throw callbackError(fn);
-    PromisePrototypeThen(resolved, () => { ReflectApply(fn, undefined, args); });
+    if (tickHead === ticks.length) armed(1);
+    ArrayPrototypePush(ticks, fn, args);
   });
+  // Runs the queue, callbacks queued meanwhile included; one that throws
+  // is the run's uncaught error and the rest are dropped. Promise jobs
+  // already queued still run, as after a timer that threw (QuickJS cannot
+  // drop them, and they would otherwise run in the next run).
+  function runTicks() {
+    while (tickHead < ticks.length) {
+      const fn = ticks[tickHead], args = ticks[tickHead + 1];
+      tickHead += 2;
+      try {
+        ReflectApply(fn, undefined, args);
+      } catch (e) {
+        if (!uncaught) uncaught = [e];
+        armed();
+        break;
+      }
+    }
+    dropTicks();
+  }
+  function dropTicks() {
+    ticks = [];
+    tickHead = 0;
+  }
   const nanos = () => performance.now() * 1e6;
   function hrtime(previous) {
     let ns = nanos();
