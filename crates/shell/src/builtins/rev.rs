@@ -2,7 +2,7 @@
 //! locale).
 
 use super::args::{self, Spec};
-use super::common::lines::{each_input, lines};
+use super::common::lines::{each_input_read, lines};
 use super::Builtin;
 use crate::ctx::Ctx;
 use crate::system::FsError;
@@ -50,30 +50,17 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         reverse_lines(data, delim, &mut out);
         ctx.out(&out)
     };
-    if !parsed.operands.iter().any(|p| p == "-") {
-        return each_input(ctx, &parsed.operands, open_error, filter);
-    }
     // util-linux rev reads standard input only without operands: `-` is a
     // file name.
-    let mut status = 0;
-    for path in &parsed.operands {
-        if path != "-" {
-            status |= each_input(ctx, std::slice::from_ref(path), open_error, filter);
-            continue;
+    let dash_is_a_file = !parsed.operands.is_empty();
+    let read = |ctx: &mut Ctx, path: &str| {
+        if path == "-" && dash_is_a_file {
+            ctx.sys().read(path)
+        } else {
+            ctx.read_input(path)
         }
-        match ctx.sys().read(path) {
-            Ok(data) => {
-                if filter(ctx, &data).is_err() {
-                    break;
-                }
-            }
-            Err(e) => {
-                open_error(ctx, path, &e);
-                status = 1;
-            }
-        }
-    }
-    status
+    };
+    each_input_read(ctx, &parsed.operands, read, open_error, filter)
 }
 
 #[cfg(test)]

@@ -51,6 +51,18 @@ pub(crate) fn records(data: &[u8], delim: u8) -> impl Iterator<Item = &[u8]> {
 pub(crate) fn each_input(
     ctx: &mut Ctx,
     operands: &[String],
+    open_error: impl FnMut(&mut Ctx, &str, &FsError),
+    filter: impl FnMut(&mut Ctx, &[u8]) -> Result<(), Closed>,
+) -> i32 {
+    each_input_read(ctx, operands, |ctx, path| ctx.read_input(path), open_error, filter)
+}
+
+/// [`each_input`], with the operands read by `read` (for a command whose
+/// `-` operand is a file name).
+pub(crate) fn each_input_read(
+    ctx: &mut Ctx,
+    operands: &[String],
+    mut read: impl FnMut(&mut Ctx, &str) -> Result<Vec<u8>, FsError>,
     mut open_error: impl FnMut(&mut Ctx, &str, &FsError),
     mut filter: impl FnMut(&mut Ctx, &[u8]) -> Result<(), Closed>,
 ) -> i32 {
@@ -58,7 +70,7 @@ pub(crate) fn each_input(
     let operands = if operands.is_empty() { &stdin[..] } else { operands };
     let mut status = 0;
     for path in operands {
-        match ctx.read_input(path) {
+        match read(ctx, path) {
             Ok(data) => {
                 if filter(ctx, &data).is_err() {
                     break;
