@@ -53,6 +53,27 @@ test("process.nextTick: a callback that throws is the run's uncaught error and d
   await sb.close();
 });
 
+test("process events: listeners belong to the run that added them; 'exit' runs once, also for a failed run", async () => {
+  const sb = await Sandbox.create();
+  const first = await sb.run('process.on("exit", (c) => console.log("exit", c)); process.on("uncaughtException", () => {}); console.log("body")');
+  assert.deepEqual(outcome(first), { stdout: "body\nexit 0\n", stderr: "", exitCode: 0, value: undefined, error: null });
+  // The next run starts without them: its timer's exception is its error again.
+  const second = await sb.run('setTimeout(() => { throw new Error("t") }, 0); console.log(process.listenerCount("exit"))');
+  assert.equal(second.stdout, "0\n");
+  assert.equal(second.exitCode, 1);
+  assert.equal(second.error?.message, "t");
+  // A failed run's listeners get 1; process.exit in a listener ends the run with its status.
+  const failed = await sb.run('process.on("exit", (c) => console.log("exit", c)); throw new Error("x")');
+  assert.equal(failed.stdout, "exit 1\n");
+  assert.equal(failed.exitCode, 1);
+  const exiting = await sb.run('process.on("exit", (c) => { console.log("exit", c); process.exit(9) }); process.exit(2)');
+  assert.deepEqual(outcome(exiting), { stdout: "exit 2\n", stderr: "", exitCode: 9, value: undefined, error: null });
+  const late = await sb.run('process.on("exit", () => process.exit(6)); console.log("ok")');
+  assert.deepEqual(outcome(late), { stdout: "ok\n", stderr: "", exitCode: 6, value: undefined, error: null });
+  assert.deepEqual(outcome(await sb.run('console.log("clean")')), { stdout: "clean\n", stderr: "", exitCode: 0, value: undefined, error: null });
+  await sb.close();
+});
+
 test("a JavaScript run's standard input: fs.readFileSync(0), process.stdin, readline; once per run", async () => {
   const sb = await Sandbox.create();
   const read = 'const fs = require("fs"); return JSON.stringify([fs.readFileSync(0, "utf8"), fs.readFileSync("/dev/stdin", "utf8")])';

@@ -60,6 +60,7 @@ export const JS_PRESENT = [
   "require",
   "process.stdout.write",
   "process.exit",
+  "process.on",
 ];
 export const JS_MISSING = [
   "fetch (no network)",

@@ -299,8 +299,9 @@ fn install_modules<'js>(ctx: &Ctx<'js>, helpers: &Object<'js>) -> rquickjs::Resu
     let inspect_as: Function = helpers.get("inspectAs")?;
     let on_run: Function = helpers.get("onRun")?;
     let format: Function = helpers.get("formatArgs")?;
-    let mut args = rquickjs::function::Args::new(ctx.clone(), 8);
-    for helper in [encode, decode, digest, stdin, inspect, inspect_as, on_run, format] {
+    let process_events: Function = helpers.get("processEvents")?;
+    let mut args = rquickjs::function::Args::new(ctx.clone(), 9);
+    for helper in [encode, decode, digest, stdin, inspect, inspect_as, on_run, format, process_events] {
         args.push_arg(helper)?;
     }
     install.call_arg(args)
@@ -589,13 +590,26 @@ fn run_jobs(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
 /// Hands the first unhandled rejection to the prelude, which makes it the
 /// run's uncaught error (the next `nextTimer` then answers -2).
 fn unhandled(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
-    let first = REJECTED.with(|list| std::mem::take(&mut *list.borrow_mut()).into_iter().next());
-    let Some((_, reason)) = first else { return Ok(()) };
-    let reason = reason.restore(ctx).map_err(|e| internal_error(e.to_string()))?;
+    let rejected = REJECTED.with(|list| std::mem::take(&mut *list.borrow_mut()));
+    if rejected.is_empty() {
+        return Ok(());
+    }
     let helpers = restore(ctx, &engine.helpers)?;
     let report: Function = helper(&helpers, "unhandled")?;
     TIMERS.set(true);
-    report.call::<_, ()>((reason,)).map_err(|e| internal_error(e.to_string()))
+    for (promise, reason) in rejected {
+        let promise = promise.restore(ctx).map_err(|e| internal_error(e.to_string()))?;
+        let reason = reason.restore(ctx).map_err(|e| internal_error(e.to_string()))?;
+        match report.call::<_, ()>((reason, promise)) {
+            // `process.exit` in a listener: the loop sees it next.
+            Err(_) if EXITED.get().is_some() => {
+                let _ = ctx.catch();
+                return Ok(());
+            }
+            result => result.map_err(|e| internal_error(e.to_string()))?,
+        }
+    }
+    Ok(())
 }
 
 fn fire_timers(engine: &Engine, ctx: &Ctx<'_>) -> Result<(), RunOutcome> {
@@ -695,15 +709,27 @@ fn finish(engine: &Engine, promise: Persistent<Promise<'static>>) -> RunOutcome 
                 w.clear();
             }
         });
-        let end = engine.end.clone().restore(&ctx);
-        if let Ok(Some(thrown_by_timer)) = end.and_then(|f| f.call::<_, Option<rquickjs::Array>>(())) {
-            let value = thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
-            return thrown(&ctx, &helpers, value);
-        }
         let promise = match promise.restore(&ctx) {
             Ok(promise) => promise,
             Err(e) => return internal_error(e.to_string()),
         };
+        // `end` emits the script's 'exit' listeners, with 1 for a run that failed.
+        let failed = !matches!(promise.state(), PromiseState::Resolved);
+        let end = engine.end.clone().restore(&ctx);
+        match end.and_then(|f| f.call::<_, Option<rquickjs::Array>>((failed,))) {
+            Ok(Some(thrown_by_timer)) => {
+                let value =
+                    thrown_by_timer.get::<Value>(0).unwrap_or_else(|_| Value::new_undefined(ctx.clone()));
+                return thrown(&ctx, &helpers, value);
+            }
+            // `process.exit` in an 'exit' listener.
+            Err(_) if EXITED.get().is_some() => {
+                let _ = ctx.catch();
+                let status = EXITED.get().unwrap_or(0);
+                return exited(engine, &ctx, status);
+            }
+            _ => {}
+        }
         match promise.state() {
             PromiseState::Resolved => {
                 let value: Value = match promise.result() {

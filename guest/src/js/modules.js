@@ -11,7 +11,7 @@
 // `formatArgs(list)` is the console's formatting, for util.format.
 // Built-ins are captured before any script
 // runs, as in the prelude.
-(function install(utf8Encode, utf8Decode, digest, takeStdin, inspectValue, inspectAs, onRun, formatArgs) {
+(function install(utf8Encode, utf8Decode, digest, takeStdin, inspectValue, inspectAs, onRun, formatArgs, processEvents) {
   "use strict";
 
   const global = globalThis;
@@ -731,6 +731,18 @@
   hidden(global, "require", function require(id) {
     return req(id);
   });
+
+  // process is an EventEmitter, as in Node. Its listeners belong to the
+  // run that added them; the prelude emits through the methods taken here.
+  {
+    const processObject = global.process;
+    const proto = req("events").prototype;
+    Object.setPrototypeOf(processObject, proto);
+    const emit = uncurryThis(proto.emit), count = uncurryThis(proto.listenerCount);
+    const clear = uncurryThis(proto.removeAllListeners);
+    onRun(() => { clear(processObject); });
+    processEvents((name, a, b) => emit(processObject, name, a, b), (name) => count(processObject, name));
+  }
 
   function makeFs() {
     const base = global.fs;

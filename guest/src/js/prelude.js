@@ -1067,12 +1067,36 @@
     if (immediateHead) { immediates = []; immediateHead = 0; }
     return undefined;
   }
-  // An unhandled rejection ends the run as an uncaught exception does; a
-  // reason that is not an Error is wrapped as Node wraps it.
-  function unhandled(reason) {
+  // A callback's exception goes to the script's 'uncaughtException'
+  // listeners when it has any (one that throws raises its own exception);
+  // otherwise it is the run's uncaught error.
+  function raise(e, origin) {
     if (uncaught) return;
+    if (processListeners("uncaughtException") > 0) {
+      try {
+        emitProcess("uncaughtException", e, origin);
+        return;
+      } catch (again) {
+        e = again;
+      }
+    }
+    uncaught = [e];
+  }
+  // An unhandled rejection goes to the script's 'unhandledRejection'
+  // listeners; without any, it is raised as an uncaught exception (a
+  // reason that is not an Error wrapped as Node wraps it).
+  function unhandled(reason, promise) {
+    if (uncaught) return;
+    if (processListeners("unhandledRejection") > 0) {
+      try {
+        emitProcess("unhandledRejection", reason, promise);
+      } catch (e) {
+        uncaught = [e];
+      }
+      return;
+    }
     if (reason !== null && typeof reason === "object" && isA(reason, ErrorPrototype)) {
-      uncaught = [reason];
+      raise(reason, "unhandledRejection");
       return;
     }
     let shown;
@@ -1089,7 +1113,7 @@
     setOwn(e, "stack", "");
     setOwn(e, "name", "UnhandledPromiseRejection");
     setOwn(e, "code", "ERR_UNHANDLED_REJECTION");
-    uncaught = [e];
+    raise(e, "unhandledRejection");
   }
   // `performance`: QuickJS's own counts from an origin taken when the
   // pre-initialised snapshot was made, so it could start below 0. Here it

@@ -10,6 +10,7 @@
       budget[2] = n;
       uncaught = undefined;
       exitCode = undefined;
+      exiting = false;
       for (let i = 0; i < runHooks.length; i++) runHooks[i]();
       if (names) {
         registered = copyOf(names);
@@ -48,11 +49,12 @@
       try {
         ReflectApply(t.fn, undefined, t.args);
       } catch (e) {
-        if (!uncaught) uncaught = [e];
+        raise(e, "uncaughtException");
       }
     },
     unhandled,
     runTicks,
+    processEvents,
     // util.inspect (modules.js), and how it shows instances of a prototype.
     inspect: inspectWith,
     inspectAs(proto, show) { MapPrototypeSet(inspectHooks, proto, show); },
@@ -62,8 +64,18 @@
     toolError(message, code, reason, tool, toolCode, status) {
       return new ToolError(message, code, reason || undefined, tool, toolCode ?? undefined, status ?? undefined);
     },
-    // Calls and timers left behind end with the run.
-    end() {
+    // Calls and timers left behind end with the run. `failed` is given
+    // when the run ends on its own (not by process.exit): the script's
+    // 'exit' listeners run first, with its exit code.
+    end(failed) {
+      if (failed !== undefined && !exiting && processListeners("exit") > 0) {
+        exiting = true;
+        try {
+          emitProcess("exit", uncaught || failed ? 1 : exitStatus(exitCode, "code") || 0);
+        } catch (e) {
+          if (!uncaught) uncaught = [e];
+        }
+      }
       MapPrototypeClear(timers);
       weakTimers = 0;
       ArrayPrototypeSplice(heap, 0, heap.length);

@@ -66,10 +66,30 @@
   });
   // Ends the run at once with `code` (else exitCode, else 0): no later line,
   // callback or pending call of the script runs.
+  // The script's 'exit' listeners run first (once a run), with the code.
   hidden(processObject, "exit", function exit(code) {
     const status = exitStatus(code, "code");
-    exitop(status !== undefined ? status : exitStatus(exitCode, "code") || 0, true);
+    if (status !== undefined) {
+      exitCode = status;
+      exitop(status, false);
+    }
+    if (!exiting) {
+      exiting = true;
+      emitProcess("exit", exitStatus(exitCode, "code") || 0);
+    }
+    exitop(exitStatus(exitCode, "code") || 0, true);
   });
+  // Whether the run's 'exit' listeners were called.
+  let exiting = false;
+  // process's events: modules.js makes process an EventEmitter and hands
+  // over its emit and listenerCount; the prelude emits 'exit',
+  // 'uncaughtException' and 'unhandledRejection'.
+  let emitProcess = () => false;
+  let processListeners = () => 0;
+  function processEvents(emit, count) {
+    emitProcess = emit;
+    processListeners = count;
+  }
   // As the CLI sets it for a script file (`cordon run main.js a b`).
   setOwn(processObject, "argv", ["cordon", "main.js"]);
   setOwn(processObject, "argv0", "cordon");
@@ -82,8 +102,6 @@
   setOwn(processObject, "pid", 1);
   setOwn(processObject, "ppid", 0);
   setOwn(processObject, "title", "cordon");
-  // The callback runs as a microtask: after the current code, before any
-  // timer (Node runs its next-tick queue ahead of promise callbacks).
   // Callbacks and their arguments, in pairs; the native side calls
   // `runTicks` before it runs promise jobs again.
   let ticks = [];
@@ -94,7 +112,8 @@
     ArrayPrototypePush(ticks, fn, args);
   });
   // Runs the queue, callbacks queued meanwhile included; one that throws
-  // is the run's uncaught error and the rest are dropped. Promise jobs
+  // (with no 'uncaughtException' listener) is the run's uncaught error and
+  // the rest are dropped. Promise jobs
   // already queued still run, as after a timer that threw (QuickJS cannot
   // drop them, and they would otherwise run in the next run).
   function runTicks() {
@@ -104,9 +123,11 @@
       try {
         ReflectApply(fn, undefined, args);
       } catch (e) {
-        if (!uncaught) uncaught = [e];
-        armed();
-        break;
+        raise(e, "uncaughtException");
+        if (uncaught) {
+          armed();
+          break;
+        }
       }
     }
     dropTicks();
