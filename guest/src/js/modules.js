@@ -739,8 +739,8 @@
     const proto = req("events").prototype;
     Object.setPrototypeOf(processObject, proto);
     const emit = uncurryThis(proto.emit), count = uncurryThis(proto.listenerCount);
-    const clear = uncurryThis(proto.removeAllListeners);
-    onRun(() => { clear(processObject); });
+    // Dropped only when some were added (a run's start stays cheap).
+    onRun(() => { if (processObject._events !== undefined) processObject._events = undefined; });
     processEvents((name, a, b) => emit(processObject, name, a, b), (name) => count(processObject, name));
   }
 
