@@ -76,10 +76,12 @@
           if (!uncaught) uncaught = [e];
         }
       }
-      MapPrototypeClear(timers);
+      // Nothing is allocated when nothing was left: a run that changes no
+      // page here leaves its sandbox that much smaller once idle.
+      if (MapPrototypeGetSize(timers)) MapPrototypeClear(timers);
       weakTimers = 0;
-      ArrayPrototypeSplice(heap, 0, heap.length);
-      immediates = [];
+      if (heap.length) ArrayPrototypeSplice(heap, 0, heap.length);
+      if (immediates.length) immediates = [];
       immediateHead = 0;
       dropTicks();
       const u = uncaught;

@@ -133,7 +133,7 @@
     dropTicks();
   }
   function dropTicks() {
-    ticks = [];
+    if (ticks.length) ticks = [];
     tickHead = 0;
   }
   const nanos = () => performance.now() * 1e6;
