@@ -54,9 +54,7 @@ pub(crate) fn apply_mode(spec: &str, mode: u32, is_dir: bool) -> Option<u32> {
             }
             i += 1;
         }
-        if bytes.get(i).is_none() {
-            return None;
-        }
+        bytes.get(i)?;
         while let Some(&op) = bytes.get(i) {
             if !matches!(op, b'+' | b'-' | b'=') {
                 return None;
