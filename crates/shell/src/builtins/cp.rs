@@ -1,8 +1,9 @@
 //! `cp`: copy files and directories.
 //!
 //! The copy gets the current time as its modification time: `-p`/`-a`
-//! cannot preserve timestamps (the file system has no call to set one) and
-//! there are no modes, owners or links to preserve.
+//! cannot preserve timestamps (the file system has no call to set one);
+//! they keep the permission bits, which a new copy otherwise gets from its
+//! source under the umask. There are no owners or links to preserve.
 
 use super::args::{self, HasArg, Spec};
 use super::common::fs::{absolute, base_name, is_within, join, stat_path};
