@@ -102,3 +102,21 @@ test("bad seed files are refused at create()", async () => {
     await assert.rejects(Sandbox.create({ files }), (err) => err instanceof CordonError && err.code === "INVALID_OPTIONS");
   }
 });
+
+test("permission bits: the shell's chmod and JavaScript's chmodSync and statSync().mode share them", async () => {
+  const sb = await Sandbox.create();
+  const sh = await sb.run("touch f; mkdir d; chmod 750 f; stat -c '%a %A' f d; [ -x f ] && echo x", { language: "shell" });
+  assert.deepEqual([sh.stdout, sh.stderr, sh.exitCode], ["750 -rwxr-x---\n755 drwxr-xr-x\nx\n", "", 0]);
+  const r = await sb.run(`
+    const a = fs.statSync("f").mode.toString(8), d = fs.statSync("d").mode.toString(8);
+    fs.chmodSync("f", 0o600);
+    fs.chmodSync("d", "700");
+    let err = "";
+    try { fs.chmodSync("/", 0o777); } catch (e) { err = e.code; }
+    return [a, d, fs.statSync("f").mode.toString(8), err].join(" ");
+  `);
+  assert.equal(r.value, "100750 40755 100600 EROFS");
+  const back = await sb.run("stat -c '%a %n' f d; chmod 777 /; echo $?", { language: "shell" });
+  assert.deepEqual([back.stdout, back.stderr], ["600 f\n700 d\n1\n", "chmod: changing permissions of '/': Read-only file system\n"]);
+  await sb.close();
+});

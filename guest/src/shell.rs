@@ -141,7 +141,7 @@ impl System for GuestSystem {
     fn stat(&mut self, path: &str) -> Result<Meta, FsError> {
         let (reply, _) = self.fs(&FsRequest::Stat { path: path.into() }, &[])?;
         let stat = reply.stat.ok_or_else(|| FsError::new("EIO", "stat without metadata"))?;
-        Ok(Meta { kind: kind(&stat.kind), size: stat.size, mtime_ms: stat.mtime_ms })
+        Ok(Meta { kind: kind(&stat.kind), size: stat.size, mtime_ms: stat.mtime_ms, mode: stat.mode })
     }
 
     fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError> {
@@ -150,6 +150,10 @@ impl System for GuestSystem {
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), FsError> {
         self.fs(&FsRequest::Rename { from: from.into(), to: to.into() }, &[]).map(|_| ())
+    }
+
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError> {
+        self.fs(&FsRequest::Chmod { path: path.into(), mode }, &[]).map(|_| ())
     }
 
     fn chdir(&mut self, path: &str) -> Result<String, FsError> {

@@ -474,6 +474,11 @@ pub enum FsRequest {
         from: String,
         to: String,
     },
+    /// Sets the permission bits (metadata only).
+    Chmod {
+        path: String,
+        mode: u32,
+    },
     Chdir {
         path: String,
     },
@@ -488,6 +493,13 @@ pub struct FsStat {
     pub kind: String,
     pub size: u64,
     pub mtime_ms: u64,
+    /// Permission bits (`0o644` when absent).
+    #[serde(default = "default_mode")]
+    pub mode: u32,
+}
+
+fn default_mode() -> u32 {
+    0o644
 }
 
 /// A directory entry.

@@ -86,11 +86,20 @@ fn fs_messages_are_stable() {
         r#"{"op":"write","path":"a.txt","mode":"append"}"#
     );
     assert_eq!(std::str::from_utf8(&encode(&FsRequest::Cwd).unwrap()).unwrap(), r#"{"op":"cwd"}"#);
-    let reply =
-        FsReply { stat: Some(FsStat { kind: "file".into(), size: 2, mtime_ms: 5 }), ..FsReply::default() };
+    let reply = FsReply {
+        stat: Some(FsStat { kind: "file".into(), size: 2, mtime_ms: 5, mode: 0o640 }),
+        ..FsReply::default()
+    };
     assert_eq!(
         std::str::from_utf8(&encode(&reply).unwrap()).unwrap(),
-        r#"{"errno":null,"message":null,"stat":{"kind":"file","size":2,"mtime_ms":5},"entries":null,"cwd":null}"#
+        r#"{"errno":null,"message":null,"stat":{"kind":"file","size":2,"mtime_ms":5,"mode":416},"entries":null,"cwd":null}"#
     );
     assert!(decode::<FsRequest>(br#"{"op":"chmod","path":"a"}"#).is_err());
+    assert_eq!(
+        encode(&FsRequest::Chmod { path: "a".into(), mode: 0o755 }).unwrap(),
+        br#"{"op":"chmod","path":"a","mode":493}"#
+    );
+    // A stat without bits (an older host) reads as a 0644 file.
+    let old: FsStat = decode(br#"{"kind":"file","size":1,"mtime_ms":2}"#).unwrap();
+    assert_eq!(old.mode, 0o644);
 }

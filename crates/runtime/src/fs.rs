@@ -73,11 +73,12 @@ pub fn handle(
             ..ok()
         }),
         FsRequest::Stat { path } => tree.stat(&path).map(|st| FsReply {
-            stat: Some(FsStat { kind: kind(st.kind), size: st.size, mtime_ms: st.mtime_ms }),
+            stat: Some(FsStat { kind: kind(st.kind), size: st.size, mtime_ms: st.mtime_ms, mode: st.mode }),
             ..ok()
         }),
         FsRequest::Remove { path, recursive } => tree.remove(&path, recursive).map(|()| ok()),
         FsRequest::Rename { from, to } => tree.rename(&from, &to).map(|()| ok()),
+        FsRequest::Chmod { path, mode } => tree.chmod(&path, mode).map(|()| ok()),
         FsRequest::Chdir { path } => tree.chdir(&path).map(|()| FsReply { cwd: Some(tree.cwd()), ..ok() }),
         FsRequest::Cwd => Ok(FsReply { cwd: Some(tree.cwd()), ..ok() }),
     };

@@ -663,7 +663,24 @@ impl FileSystem for Tree {
                     .ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-                Ok(Stat { kind, size, mtime_ms })
+                // Host files show the default bits: the host's own bits are
+                // neither revealed nor changed from inside.
+                let mode = if kind == Kind::Dir { 0o755 } else { 0o644 };
+                Ok(Stat { kind, size, mtime_ms, mode })
+            }
+        }
+    }
+
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError> {
+        let p = self.resolve(path)?;
+        match self.route(&p) {
+            Route::Memory => self.mem.chmod(self.in_memory(path, &p.to_string()), mode),
+            Route::Host(mount, rest) => {
+                read_only(mount, path)?;
+                if !host_path(mount, &rest, path)?.1 {
+                    return Err(FsError::new(Errno::ENOENT, path));
+                }
+                Err(FsError::new(Errno::EACCES, path).with("permission bits of host-mounted files are fixed"))
             }
         }
     }

@@ -239,6 +239,8 @@ pub struct State {
     pub dir_stack: Vec<String>,
     /// `alias` definitions.
     pub aliases: BTreeMap<String, String>,
+    /// `umask` when set (`None`: bash's default, 022).
+    pub umask: Option<u32>,
 }
 
 impl State {

@@ -57,6 +57,8 @@ pub struct Meta {
     pub kind: Kind,
     pub size: u64,
     pub mtime_ms: u64,
+    /// Permission bits (`0o644` files, `0o755` directories by default).
+    pub mode: u32,
 }
 
 /// One entry of a directory listing.
@@ -118,6 +120,9 @@ pub trait System {
     fn stat(&mut self, path: &str) -> Result<Meta, FsError>;
     fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError>;
     fn rename(&mut self, from: &str, to: &str) -> Result<(), FsError>;
+    /// Sets the permission bits of a path (metadata only: a read-only area
+    /// stays read-only).
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError>;
     /// Changes the working directory; returns the new one.
     fn chdir(&mut self, path: &str) -> Result<String, FsError>;
     fn cwd(&mut self) -> String;

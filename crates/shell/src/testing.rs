@@ -75,7 +75,7 @@ impl System for TestSystem {
     fn stat(&mut self, path: &str) -> Result<Meta, FsError> {
         self.fs
             .stat(path)
-            .map(|s| Meta { kind: kind(s.kind), size: s.size, mtime_ms: s.mtime_ms })
+            .map(|s| Meta { kind: kind(s.kind), size: s.size, mtime_ms: s.mtime_ms, mode: s.mode })
             .map_err(fs_err)
     }
     fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError> {
@@ -84,6 +84,10 @@ impl System for TestSystem {
     fn rename(&mut self, from: &str, to: &str) -> Result<(), FsError> {
         self.fs.rename(from, to).map_err(fs_err)
     }
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError> {
+        self.fs.chmod(path, mode).map_err(fs_err)
+    }
+
     fn chdir(&mut self, path: &str) -> Result<String, FsError> {
         self.fs.chdir(path).map_err(fs_err)?;
         Ok(self.fs.cwd())

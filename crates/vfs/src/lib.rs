@@ -71,6 +71,9 @@ pub struct Stat {
     pub size: u64,
     /// Last modification, in ms since the epoch of the file system's clock.
     pub mtime_ms: u64,
+    /// Permission bits (`0o7777` at most). Metadata only: they never make a
+    /// read-only area writable.
+    pub mode: u32,
 }
 
 /// How `write` treats an existing file.
@@ -97,6 +100,8 @@ pub trait FileSystem {
     fn stat(&self, path: &str) -> Result<Stat, FsError>;
     fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError>;
     fn rename(&mut self, from: &str, to: &str) -> Result<(), FsError>;
+    /// Sets the permission bits (`mode & 0o7777`) of a file or directory.
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError>;
     /// Sets the working directory relative paths resolve against.
     fn chdir(&mut self, path: &str) -> Result<(), FsError>;
     fn cwd(&self) -> String;

@@ -6,13 +6,17 @@ use crate::{Errno, FileSystem, FsError, Kind, Quotas, Stat, VPath, WriteMode};
 
 #[derive(Debug, Clone)]
 enum Node {
-    File { data: Vec<u8>, mtime_ms: u64 },
-    Dir { entries: BTreeMap<String, Node>, mtime_ms: u64 },
+    File { data: Vec<u8>, mtime_ms: u64, mode: u32 },
+    Dir { entries: BTreeMap<String, Node>, mtime_ms: u64, mode: u32 },
 }
+
+/// Permission bits of a new file and a new directory (umask 022).
+pub const FILE_MODE: u32 = 0o644;
+pub const DIR_MODE: u32 = 0o755;
 
 impl Node {
     fn dir(mtime_ms: u64) -> Self {
-        Self::Dir { entries: BTreeMap::new(), mtime_ms }
+        Self::Dir { entries: BTreeMap::new(), mtime_ms, mode: DIR_MODE }
     }
 
     /// (content bytes, nodes) of this node and everything below it.
@@ -57,7 +61,7 @@ impl MemFs {
         let workspace = VPath::root().join("workspace");
         let tmp = VPath::root().join("tmp");
         Self {
-            root: Node::Dir { entries, mtime_ms: 0 },
+            root: Node::Dir { entries, mtime_ms: 0, mode: DIR_MODE },
             cwd: workspace.clone(),
             quotas,
             usage: Usage { bytes: 0, files: 3 },
@@ -116,7 +120,7 @@ impl MemFs {
             }
         }
         match node {
-            Node::Dir { entries, mtime_ms } => {
+            Node::Dir { entries, mtime_ms, .. } => {
                 *mtime_ms = self.now_ms;
                 Ok(entries)
             }
@@ -145,7 +149,9 @@ impl MemFs {
 }
 
 /// Format version of [`MemFs::export`].
-const EXPORT_VERSION: u32 = 1;
+/// Version 2 adds each node's permission bits after its mtime; version 1
+/// images (no bits) still import, with the default bits.
+const EXPORT_VERSION: u32 = 2;
 
 fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
     let (head, rest) = bytes.split_at_checked(n)?;
@@ -170,16 +176,18 @@ impl MemFs {
                 for (name, child) in entries {
                     let child_path = path.join(name);
                     match child {
-                        Node::File { data, mtime_ms } => {
+                        Node::File { data, mtime_ms, mode } => {
                             out.push(b'f');
                             put(out, child_path.to_string().as_bytes());
                             out.extend_from_slice(&mtime_ms.to_le_bytes());
+                            out.extend_from_slice(&mode.to_le_bytes());
                             put(out, data);
                         }
-                        Node::Dir { mtime_ms, .. } => {
+                        Node::Dir { mtime_ms, mode, .. } => {
                             out.push(b'd');
                             put(out, child_path.to_string().as_bytes());
                             out.extend_from_slice(&mtime_ms.to_le_bytes());
+                            out.extend_from_slice(&mode.to_le_bytes());
                             walk(out, &child_path, child);
                         }
                     }
@@ -200,7 +208,7 @@ impl MemFs {
         let bad = || "the file-system image is malformed".to_string();
         let mut rest = bytes;
         let version = u32::from_le_bytes(take(&mut rest, 4).ok_or_else(bad)?.try_into().map_err(|_| bad())?);
-        if version != EXPORT_VERSION {
+        if version != 1 && version != EXPORT_VERSION {
             return Err(format!("the file-system image has version {version}, expected {EXPORT_VERSION}"));
         }
         let text = |rest: &mut &[u8]| -> Result<String, String> {
@@ -214,6 +222,13 @@ impl MemFs {
             rest = tail;
             let path = text(&mut rest)?;
             let mtime = take_u64(&mut rest).ok_or_else(bad)?;
+            let mode = if version >= 2 {
+                u32::from_le_bytes(take(&mut rest, 4).ok_or_else(bad)?.try_into().map_err(|_| bad())?)
+            } else if tag == b'd' {
+                DIR_MODE
+            } else {
+                FILE_MODE
+            };
             fs.set_time(mtime);
             match tag {
                 b'd' if builtin.contains(&path.as_str()) => {}
@@ -224,6 +239,9 @@ impl MemFs {
                     fs.write(&path, data, WriteMode::CreateNew).map_err(|e| e.to_string())?;
                 }
                 _ => return Err(bad()),
+            }
+            if !builtin.contains(&path.as_str()) {
+                fs.chmod(&path, mode).map_err(|e| e.to_string())?;
             }
         }
         fs.chdir(&cwd).map_err(|e| e.to_string())?;
@@ -279,12 +297,16 @@ impl FileSystem for MemFs {
         let name = name.to_owned();
         let entries = self.dir_mut(&parent, path)?;
         match (entries.get_mut(&name), mode) {
-            (Some(Node::File { data: existing, mtime_ms }), WriteMode::Append) => {
+            (Some(Node::File { data: existing, mtime_ms, .. }), WriteMode::Append) => {
                 existing.extend_from_slice(data);
                 *mtime_ms = now;
             }
+            (Some(Node::File { data: existing, mtime_ms, .. }), _) => {
+                *existing = data.to_vec();
+                *mtime_ms = now;
+            }
             _ => {
-                entries.insert(name, Node::File { data: data.to_vec(), mtime_ms: now });
+                entries.insert(name, Node::File { data: data.to_vec(), mtime_ms: now, mode: FILE_MODE });
             }
         }
         self.usage.bytes = total;
@@ -355,11 +377,11 @@ impl FileSystem for MemFs {
     fn stat(&self, path: &str) -> Result<Stat, FsError> {
         let p = self.resolve(path)?;
         Ok(match self.lookup(&p, path)? {
-            Node::File { data, mtime_ms } => {
-                Stat { kind: Kind::File, size: data.len() as u64, mtime_ms: *mtime_ms }
+            Node::File { data, mtime_ms, mode } => {
+                Stat { kind: Kind::File, size: data.len() as u64, mtime_ms: *mtime_ms, mode: *mode }
             }
-            Node::Dir { entries, mtime_ms } => {
-                Stat { kind: Kind::Dir, size: entries.len() as u64, mtime_ms: *mtime_ms }
+            Node::Dir { entries, mtime_ms, mode } => {
+                Stat { kind: Kind::Dir, size: entries.len() as u64, mtime_ms: *mtime_ms, mode: *mode }
             }
         })
     }
@@ -387,6 +409,25 @@ impl FileSystem for MemFs {
         // parent of it) moves it back to /workspace.
         if self.cwd.starts_with(&p) {
             self.cwd = self.writable[0].clone();
+        }
+        Ok(())
+    }
+
+    fn chmod(&mut self, path: &str, mode: u32) -> Result<(), FsError> {
+        let p = self.resolve(path)?;
+        self.lookup(&p, path)?;
+        self.check_writable(&p, path)?;
+        let mut node = &mut self.root;
+        for part in p.components() {
+            match node {
+                Node::Dir { entries, .. } => {
+                    node = entries.get_mut(part).ok_or_else(|| FsError::new(Errno::ENOENT, path))?;
+                }
+                Node::File { .. } => return Err(FsError::new(Errno::ENOTDIR, path)),
+            }
+        }
+        match node {
+            Node::File { mode: m, .. } | Node::Dir { mode: m, .. } => *m = mode & 0o7777,
         }
         Ok(())
     }

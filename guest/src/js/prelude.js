@@ -760,6 +760,8 @@
     const isDir = st.kind === "dir";
     return {
       size: st.size,
+      // S_IFDIR / S_IFREG plus the permission bits the tree keeps.
+      mode: (isDir ? 0o040000 : 0o100000) + (st.mode === undefined ? (isDir ? 0o755 : 0o644) : st.mode),
       mtimeMs: st.mtime_ms,
       mtime: new Date(st.mtime_ms),
       isFile: () => !isDir,
@@ -796,6 +798,21 @@
       }
       for (let i = 0; i < entries.length; i++) ArrayPrototypePush(out, entries[i].name);
       return out;
+    },
+    chmodSync(path, mode) {
+      let bits = mode;
+      if (typeof mode === "string") {
+        bits = 0;
+        for (let i = 0; i < mode.length; i++) {
+          const d = StringPrototypeCharCodeAt(mode, i) - 48;
+          if (d < 0 || d > 7) throw new TypeError('The argument \'mode\' must be a 32-bit unsigned integer or an octal string. Received ' + kindOf(mode));
+          bits = bits * 8 + d;
+        }
+      }
+      if (typeof bits !== "number" || bits < 0 || bits > 0xffffffff || bits % 1 !== 0) {
+        throw new TypeError('The "mode" argument must be a 32-bit unsigned integer or an octal string. Received ' + kindOf(mode));
+      }
+      fsCall("chmod", { op: "chmod", path, mode: bits % 0o10000 });
     },
     statSync(path) {
       return stats(fsCall("stat", { op: "stat", path })[0].stat);

@@ -1,8 +1,9 @@
 //! `cp`: copy files and directories.
 //!
 //! The copy gets the current time as its modification time: `-p`/`-a`
-//! cannot preserve timestamps (the file system has no call to set one) and
-//! there are no modes, owners or links to preserve.
+//! cannot preserve timestamps (the file system has no call to set one);
+//! they keep the permission bits, which a new copy otherwise gets from its
+//! source under the umask. There are no owners or links to preserve.
 
 use super::args::{self, HasArg, Spec};
 use super::common::fs::{absolute, base_name, is_within, join, stat_path};
@@ -40,6 +41,8 @@ struct Opts {
     no_clobber: bool,
     update: bool,
     verbose: bool,
+    /// `-p`/`-a`: the copy keeps the source's permission bits.
+    preserve: bool,
     cwd: String,
 }
 
@@ -72,6 +75,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let o = Opts {
         recursive: parsed.has('r') || parsed.has('R') || parsed.has('a'),
         no_clobber: parsed.has('n'),
+        preserve: parsed.has('p') || parsed.has('a'),
         update: parsed.has('u'),
         verbose: parsed.has('v'),
         cwd: ctx.sys().cwd(),
@@ -158,7 +162,9 @@ fn copy(ctx: &mut Ctx, src: &str, dst: &str, o: &Opts) -> Result<(), ()> {
     let meta = match stat_path(ctx.sys(), src) {
         Ok(m) => m,
         // `cp /dev/null f` makes an empty file.
-        Err(_) if src == "/dev/null" => crate::system::Meta { kind: Kind::File, size: 0, mtime_ms: 0 },
+        Err(_) if src == "/dev/null" => {
+            crate::system::Meta { kind: Kind::File, size: 0, mtime_ms: 0, mode: 0o666 }
+        }
         Err(e) => {
             ctx.err(format!("cp: cannot stat {}: {}\n", quote(src), e.describe()));
             return Err(());
@@ -248,6 +254,13 @@ fn copy(ctx: &mut Ctx, src: &str, dst: &str, o: &Opts) -> Result<(), ()> {
     if let Err(e) = ctx.sys().write(dst, &data, WriteMode::Truncate) {
         ctx.err(format!("cp: cannot create regular file {}: {}\n", quote(dst), e.describe()));
         return Err(());
+    }
+    // A new copy gets the source's bits under the umask; an existing
+    // target keeps its own unless `-p`.
+    let umask = ctx.state().umask.unwrap_or(super::chmod::UMASK);
+    let mode = if o.preserve { Some(meta.mode) } else { dst_meta.is_none().then_some(meta.mode & !umask) };
+    if let Some(mode) = mode {
+        let _ = ctx.sys().chmod(dst, mode & 0o7777);
     }
     if o.verbose && ctx.out(format!("{} -> {}\n", quote(src), quote(dst))).is_err() {
         return Err(());

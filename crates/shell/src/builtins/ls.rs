@@ -333,10 +333,10 @@ fn list_dir(ctx: &mut Ctx, path: &str, o: &Opts, header: bool, printed: &mut boo
         let meta = if need_meta {
             match ctx.sys().stat(&p) {
                 Ok(m) => m,
-                Err(_) => Meta { kind: e.kind, size: 0, mtime_ms: 0 },
+                Err(_) => Meta { kind: e.kind, size: 0, mtime_ms: 0, mode: 0 },
             }
         } else {
-            Meta { kind: e.kind, size: 0, mtime_ms: 0 }
+            Meta { kind: e.kind, size: 0, mtime_ms: 0, mode: 0 }
         };
         entries.push(Entry { name: e.name, path: p, meta });
     }
@@ -536,7 +536,7 @@ fn print_long(
     let mut buf = String::new();
     for (e, (pre, links, size, date, name)) in entries.iter().zip(rows) {
         buf.push_str(&pre);
-        buf.push_str(mode_string(e.meta.kind));
+        buf.push_str(&mode_string(&e.meta));
         buf.push_str(&format!(" {links:>lw$} "));
         if o.show_owner {
             buf.push_str(&owner);

@@ -12,7 +12,7 @@ pub const BUILTIN: Builtin = Builtin {
     help: "Usage: mkdir [OPTION]... DIRECTORY...\n\
 Create the DIRECTORY(ies), if they do not already exist.\n\
 \n\
-  -m, --mode=MODE   accepted and ignored (the file system has no permissions)\n\
+  -m, --mode=MODE   set file mode (as in chmod), not a=rwx - umask\n\
   -p, --parents     no error if existing, make parent directories as needed\n\
   -v, --verbose     print a message for each created directory\n",
     help_flag: true,
@@ -37,12 +37,25 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         return 1;
     }
     let parents = parsed.has('p');
+    let mode = parsed.value('m').map(str::to_string);
+    if let Some(m) = &mode {
+        if super::chmod::apply_mode(m, 0o777, true).is_none() {
+            ctx.err(format!("mkdir: invalid mode {}\n", quote(m)));
+            return 1;
+        }
+    }
     let verbose = parsed.has('v');
     let mut status = 0;
     for op in &parsed.operands {
         let ok = if parents { make_parents(ctx, op, verbose) } else { make_one(ctx, op, verbose) };
         if !ok {
             status = 1;
+        } else if let Some(m) = &mode {
+            let bits = super::chmod::apply_mode(m, 0o777, true).unwrap_or(0o755);
+            if let Err(e) = ctx.sys().chmod(op.trim_end_matches('/'), bits) {
+                ctx.err(format!("mkdir: cannot set permissions {}: {}\n", quote(op), e.describe()));
+                status = 1;
+            }
         }
     }
     status

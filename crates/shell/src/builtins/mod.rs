@@ -15,6 +15,7 @@ mod basename;
 mod break_;
 mod cat;
 mod cd;
+mod chmod;
 mod colon;
 mod column;
 mod comm;
@@ -87,6 +88,7 @@ mod tr;
 pub(crate) mod trap;
 mod true_;
 mod type_;
+mod umask;
 mod uniq;
 mod unset;
 mod wait;
@@ -124,6 +126,7 @@ const BUILTINS: &[Builtin] = &[
     break_::BUILTIN,
     cat::BUILTIN,
     cd::BUILTIN,
+    chmod::BUILTIN,
     column::BUILTIN,
     comm::BUILTIN,
     command::BUILTIN,
@@ -198,6 +201,7 @@ const BUILTINS: &[Builtin] = &[
     true_::BUILTIN,
     type_::BUILTIN,
     declare::TYPESET,
+    umask::BUILTIN,
     alias::UNALIAS,
     uniq::BUILTIN,
     unset::BUILTIN,

@@ -123,10 +123,7 @@ fn default_text(info: &Info) -> String {
     let blocks = disk_kib(&info.meta) * 2;
     let kind = type_name(&info.meta);
     let t = full_time(info.meta.mtime_ms);
-    let (octal, mode) = match info.meta.kind {
-        Kind::Dir => ("0755", mode_string(Kind::Dir)),
-        Kind::File => ("0644", mode_string(Kind::File)),
-    };
+    let (octal, mode) = (format!("{:04o}", info.meta.mode), mode_string(&info.meta));
     format!(
         "  File: {}\n  Size: {size:<10}\tBlocks: {blocks:<10} IO Block: 4096   {kind}\n\
 Device: 0,0\tInode: {:<11} Links: {}\n\
@@ -213,8 +210,8 @@ fn field(conv: char, info: &Info) -> (String, bool) {
         'B' => ("512".into(), true),
         'o' => ("4096".into(), true),
         'F' => (type_name(meta).into(), false),
-        'a' => (if meta.kind == Kind::Dir { "755" } else { "644" }.into(), true),
-        'A' => (mode_string(meta.kind).into(), false),
+        'a' => (format!("{:o}", meta.mode), true),
+        'A' => (mode_string(meta), false),
         'f' => (if meta.kind == Kind::Dir { "41ed" } else { "81a4" }.into(), false),
         'u' | 'g' => (UID.to_string(), true),
         'U' | 'G' => (OWNER.into(), false),

@@ -87,7 +87,11 @@ pub(crate) fn unary(sys: &mut dyn System, state: &State, pred: &UnaryPredicate, 
         UnaryPredicate::FileExistsAndIsWritable => {
             stat(sys).is_some() && (writable(operand) || !operand.starts_with('/') && writable(&sys.cwd()))
         }
-        UnaryPredicate::FileExistsAndIsExecutable => stat(sys).is_some_and(|m| m.kind == Kind::Dir),
+        // The oracle's bash runs as (namespaced) root: a directory is always
+        // searchable and a file is executable when any `x` bit is set.
+        UnaryPredicate::FileExistsAndIsExecutable => {
+            stat(sys).is_some_and(|m| m.kind == Kind::Dir || m.mode & 0o111 != 0)
+        }
         UnaryPredicate::FileExistsAndOwnedByEffectiveUserId
         | UnaryPredicate::FileExistsAndOwnedByEffectiveGroupId => stat(sys).is_some(),
         UnaryPredicate::ShellVariableIsSetAndAssigned => {

@@ -31,11 +31,24 @@ pub(crate) fn disk_kib(meta: &Meta) -> u64 {
 }
 
 /// `-rw-r--r--` or `drwxr-xr-x`.
-pub(crate) fn mode_string(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Dir => "drwxr-xr-x",
-        Kind::File => "-rw-r--r--",
+pub(crate) fn mode_string(meta: &Meta) -> String {
+    let m = meta.mode;
+    let mut s = String::with_capacity(10);
+    s.push(if meta.kind == Kind::Dir { 'd' } else { '-' });
+    for (shift, special, lower, upper) in
+        [(6, 0o4000, 's', 'S'), (3, 0o2000, 's', 'S'), (0, 0o1000, 't', 'T')]
+    {
+        let bits = (m >> shift) & 7;
+        s.push(if bits & 4 != 0 { 'r' } else { '-' });
+        s.push(if bits & 2 != 0 { 'w' } else { '-' });
+        s.push(match (bits & 1 != 0, m & special != 0) {
+            (true, true) => lower,
+            (false, true) => upper,
+            (true, false) => 'x',
+            (false, false) => '-',
+        });
     }
+    s
 }
 
 /// The link count: 1 for a file, 2 plus its subdirectories for a directory.

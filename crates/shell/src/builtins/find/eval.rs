@@ -108,10 +108,12 @@ pub(super) fn eval(ctx: &mut Ctx, e: &Expr, w: &mut Walker, f: &Entry) -> bool {
             }
         }
         Expr::Perm(kind, m) => {
-            let mode = if f.meta.kind == Kind::Dir { 0o755 } else { 0o644 };
+            let mode = f.meta.mode;
             match kind {
                 '-' => mode & m == *m,
                 '/' => *m == 0 || mode & m != 0,
+                // `-executable` as the oracle's (namespaced) root sees it.
+                'x' => f.meta.kind == Kind::Dir || mode & m != 0,
                 _ => mode == *m,
             }
         }

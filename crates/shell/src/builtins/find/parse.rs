@@ -253,6 +253,7 @@ impl Parser<'_> {
                 Expr::Size(cmp, n, unit_bytes)
             }
             "-empty" => Expr::Empty,
+            "-executable" => Expr::Perm('x', 0o111),
             "-newer" => {
                 let f = self.arg(&tok)?;
                 self.newer.push(f);
@@ -272,7 +273,10 @@ impl Parser<'_> {
                 };
                 match u32::from_str_radix(digits, 8) {
                     Ok(m) if !digits.is_empty() => Expr::Perm(kind, m),
-                    _ => return Err(format!("invalid mode {}", find_quote(&v))),
+                    _ => match crate::builtins::chmod::apply_mode(digits, 0, false) {
+                        Some(m) if !digits.is_empty() => Expr::Perm(kind, m),
+                        _ => return Err(format!("invalid mode {}", find_quote(&v))),
+                    },
                 }
             }
             "-user" | "-group" | "-uid" | "-gid" => Expr::Owner(self.arg(&tok)?),

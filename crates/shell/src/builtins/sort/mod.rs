@@ -502,9 +502,9 @@ mod bench {
         }
         fn stat(&mut self, path: &str) -> Result<Meta, FsError> {
             match self.files.get(&key(path)) {
-                Some(f) => Ok(Meta { kind: Kind::File, size: f.len() as u64, mtime_ms: 0 }),
+                Some(f) => Ok(Meta { kind: Kind::File, size: f.len() as u64, mtime_ms: 0, mode: 0o644 }),
                 None if path == "/workspace" || path == "." => {
-                    Ok(Meta { kind: Kind::Dir, size: 0, mtime_ms: 0 })
+                    Ok(Meta { kind: Kind::Dir, size: 0, mtime_ms: 0, mode: 0o755 })
                 }
                 None => Err(FsError::new("ENOENT", path)),
             }
@@ -514,6 +514,9 @@ mod bench {
             Ok(())
         }
         fn rename(&mut self, _: &str, _: &str) -> Result<(), FsError> {
+            Ok(())
+        }
+        fn chmod(&mut self, _: &str, _: u32) -> Result<(), FsError> {
             Ok(())
         }
         fn chdir(&mut self, _: &str) -> Result<String, FsError> {
