@@ -204,15 +204,16 @@ fn address_space_limited() -> bool {
     false
 }
 
+/// Whether instances come from the pool (a freed slot is reset in place
+/// rather than unmapped); read once.
+pub(crate) fn pooled() -> bool {
+    static POOLED: OnceLock<bool> = OnceLock::new();
+    *POOLED.get_or_init(|| !confined() && pool_size() > 0)
+}
+
 /// Sandboxes with an instance alive at once in the pooling allocator:
 /// `CORDON_POOL_SIZE`, default 1000; 0 allocates each instance on demand
 /// instead.
-/// Whether instances come from the pool (and so a freed slot is reset by
-/// wasmtime's page scan rather than unmapped).
-pub(crate) fn pooled() -> bool {
-    !confined() && pool_size() > 0 && PoolingAllocationConfig::is_pagemap_scan_available()
-}
-
 pub(crate) fn pool_size() -> u32 {
     std::env::var("CORDON_POOL_SIZE").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }

@@ -108,8 +108,7 @@ impl MemFs {
         Ok(node)
     }
 
-    /// The entries of the directory at `path`.
-    fn dir_mut(&mut self, path: &VPath, shown: &str) -> Result<&mut BTreeMap<String, Node>, FsError> {
+    fn lookup_mut(&mut self, path: &VPath, shown: &str) -> Result<&mut Node, FsError> {
         let mut node = &mut self.root;
         for part in path.components() {
             match node {
@@ -119,9 +118,15 @@ impl MemFs {
                 Node::File { .. } => return Err(FsError::new(Errno::ENOTDIR, shown)),
             }
         }
-        match node {
+        Ok(node)
+    }
+
+    /// The entries of the directory at `path`.
+    fn dir_mut(&mut self, path: &VPath, shown: &str) -> Result<&mut BTreeMap<String, Node>, FsError> {
+        let now_ms = self.now_ms;
+        match self.lookup_mut(path, shown)? {
             Node::Dir { entries, mtime_ms, .. } => {
-                *mtime_ms = self.now_ms;
+                *mtime_ms = now_ms;
                 Ok(entries)
             }
             Node::File { .. } => Err(FsError::new(Errno::ENOTDIR, shown)),
@@ -417,16 +422,7 @@ impl FileSystem for MemFs {
         let p = self.resolve(path)?;
         self.lookup(&p, path)?;
         self.check_writable(&p, path)?;
-        let mut node = &mut self.root;
-        for part in p.components() {
-            match node {
-                Node::Dir { entries, .. } => {
-                    node = entries.get_mut(part).ok_or_else(|| FsError::new(Errno::ENOENT, path))?;
-                }
-                Node::File { .. } => return Err(FsError::new(Errno::ENOTDIR, path)),
-            }
-        }
-        match node {
+        match self.lookup_mut(&p, path)? {
             Node::File { mode: m, .. } | Node::Dir { mode: m, .. } => *m = mode & 0o7777,
         }
         Ok(())

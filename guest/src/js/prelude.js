@@ -6,7 +6,7 @@
 // `callData(name, args)` starts a call whose arguments are plain data (their
 // JSON text made natively) and returns undefined for anything else;
 // `armed()` tells the native side a timer was set (it asks `nextTimer` only
-// then); `toolFunction(name, last, callTool)` makes a tool's binding, a
+// then), `armed(1)` that `process.nextTick` queued a callback; `toolFunction(name, last, callTool)` makes a tool's binding, a
 // native function named `last` that starts calls with plain-data arguments
 // itself and hands any other call to `callTool`; `urlop(op, …)` is the `url`
 // crate's WHATWG URL parser, setters and form encoding (guest/src/js/url.rs);
