@@ -19,6 +19,16 @@ impl Interp<'_> {
         self.arith_eval_str(&expanded, 0)
     }
 
+    /// An indexed array's subscript: double quotes in it are removed
+    /// (`a["1"]`), then it is evaluated.
+    pub(crate) fn subscript(&mut self, text: &str) -> Result<i64, ExpandError> {
+        if text.contains('"') {
+            let unquoted = self.expand_string(text)?;
+            return self.arith_eval_str(&unquoted, 0);
+        }
+        self.arith_text(text)
+    }
+
     fn expand_arith_words(&mut self, text: &str) -> Result<String, ExpandError> {
         if !text.contains(['$', '`', '\'', '"', '\\']) {
             return Ok(text.to_string());
@@ -108,7 +118,7 @@ impl Interp<'_> {
                     .state
                     .arrays
                     .get(name)
-                    .and_then(|a| usize::try_from(i).ok().and_then(|i| a.get(i)))
+                    .and_then(|a| a.resolve(i).and_then(|i| a.get(i)))
                     .cloned()
                     .or_else(|| if i == 0 { self.state.get(name).map(str::to_string) } else { None });
                 match value {
@@ -143,10 +153,17 @@ impl Interp<'_> {
             }
             ArithmeticTarget::ArrayElement(name, index) => {
                 let i = self.arith_eval(index, expr, depth)?;
-                let Ok(i) = usize::try_from(i) else {
+                let resolved = match self.state.arrays.get(name) {
+                    Some(array) => array.resolve(i),
+                    None => usize::try_from(i).ok(),
+                };
+                let Some(i) = resolved else {
                     return Err(self.arith_error(expr, "bad array subscript"));
                 };
-                self.state.arrays.entry(name.clone()).or_default().set(i, value.to_string());
+                let scalar = self.state.vars.remove(name).map(|v| v.value);
+                let array =
+                    self.state.arrays.entry(name.clone()).or_insert_with(|| scalar.into_iter().collect());
+                array.set(i, value.to_string());
             }
         }
         Ok(())

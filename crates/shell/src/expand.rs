@@ -38,6 +38,13 @@ enum Piece {
     Break,
     /// A quote was here: the field exists even if empty (`""`).
     Quote,
+    /// Between two words of an unquoted `$@`/`$*`/`${a[@]}`: in a split
+    /// context the first character of IFS (bash joins with it, then splits;
+    /// with IFS empty the words stay apart), else a space (`$@`) or the
+    /// first character of IFS (`$*`).
+    Sep {
+        star: bool,
+    },
 }
 
 /// The value of a parameter.
@@ -66,7 +73,7 @@ impl Interp<'_> {
         let mut fields = Vec::new();
         for word in self.brace_expand(raw)? {
             let pieces = self.word_pieces(&word, false)?;
-            for field in split_fields(&pieces, &self.ifs()) {
+            for field in split_fields(&pieces, &self.ifs_or_default()) {
                 self.glob_field(&field, &mut fields)?;
             }
         }
@@ -90,7 +97,7 @@ impl Interp<'_> {
 
     pub(crate) fn expand_string(&mut self, raw: &str) -> Result<String, ExpandError> {
         let pieces = self.word_pieces(raw, false)?;
-        Ok(text(&pieces))
+        Ok(text(&pieces, &self.ifs()))
     }
 
     /// Expands a word into a pattern: quoted characters are escaped so they
@@ -102,7 +109,7 @@ impl Interp<'_> {
             match p {
                 Piece::Ch(ch) if ch.quoted => out.push_str(&pattern::escape(&ch.c.to_string())),
                 Piece::Ch(ch) => out.push(ch.c),
-                Piece::Break => out.push(' '),
+                Piece::Break | Piece::Sep { .. } => out.push(' '),
                 Piece::Quote => {}
             }
         }
@@ -118,7 +125,7 @@ impl Interp<'_> {
         };
         let mut out = Vec::new();
         self.expand_pieces(&pieces, true, &mut out)?;
-        Ok(text(&out))
+        Ok(text(&out, &self.ifs()))
     }
 
     fn fail(&mut self, message: &str) -> ExpandError {
@@ -132,8 +139,13 @@ impl Interp<'_> {
         ExpandError::Reported { fatal: true, status: 127 }
     }
 
-    fn ifs(&self) -> String {
+    fn ifs_or_default(&self) -> String {
         self.state.get("IFS").map_or_else(|| " \t\n".to_string(), str::to_string)
+    }
+
+    /// IFS as set: `None` when unset (joins then use a space).
+    fn ifs(&self) -> Option<String> {
+        self.state.get("IFS").map(str::to_string)
     }
 
     fn word_pieces(&mut self, raw: &str, quoted: bool) -> Result<Vec<Piece>, ExpandError> {
@@ -231,12 +243,11 @@ impl Interp<'_> {
                     Self::push_text(out, &text, true, false);
                 }
                 WordPiece::ParameterExpansion(expr) => self.expand_parameter(expr, quoted, out)?,
-                WordPiece::BackquotedCommandSubstitution(script) if quoted && script.contains("\\\"") => {
-                    // Inside double quotes, `\"` in backquotes stands for `"`.
-                    let text = self.command_substitution(&script.replace("\\\"", "\""));
-                    Self::push_text(out, &text, quoted, false);
+                WordPiece::BackquotedCommandSubstitution(script) => {
+                    let text = self.command_substitution(&unescape_backquoted(script, quoted));
+                    Self::push_text(out, &text, quoted, !quoted);
                 }
-                WordPiece::CommandSubstitution(script) | WordPiece::BackquotedCommandSubstitution(script) => {
+                WordPiece::CommandSubstitution(script) => {
                     let text = self.command_substitution(script);
                     Self::push_text(out, &text, quoted, !quoted);
                 }
@@ -394,7 +405,7 @@ impl Interp<'_> {
                 Value::Fields(values, *concatenate)
             }
             Parameter::NamedWithIndex { name, index } => {
-                let i = self.arith_text(index)?;
+                let i = self.subscript(index)?;
                 match self.state.arrays.get(name) {
                     Some(array) => array
                         .resolve(i)
@@ -448,16 +459,12 @@ impl Interp<'_> {
             Value::Str(s) => Self::push_text(out, &s, quoted, !quoted),
             Value::Fields(fields, join) => {
                 if join && quoted {
-                    let sep = self.ifs().chars().next().map(String::from).unwrap_or_default();
+                    let sep = self.ifs_or_default().chars().next().map(String::from).unwrap_or_default();
                     Self::push_text(out, &fields.join(&sep), true, false);
                 } else {
                     for (i, f) in fields.iter().enumerate() {
                         if i > 0 {
-                            if quoted {
-                                out.push(Piece::Break);
-                            } else {
-                                out.push(Piece::Ch(Ch { c: ' ', quoted: false, split: true }));
-                            }
+                            out.push(if quoted { Piece::Break } else { Piece::Sep { star: join } });
                         }
                         if quoted {
                             out.push(Piece::Quote);
@@ -472,17 +479,29 @@ impl Interp<'_> {
     /// Expands `raw` (a default/alternative word) into `out` in the current
     /// quoting context.
     fn expand_inner(&mut self, raw: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
-        let parsed = match word::parse(raw, &word_options()) {
+        // Inside double quotes the word is read as double-quoted text:
+        // single quotes there are literal (`"${x:-'a'}"` is `'a'`).
+        let wrapped;
+        let source = if quoted && raw.contains('\'') {
+            wrapped = format!("\"{raw}\"");
+            wrapped.as_str()
+        } else {
+            raw
+        };
+        let parsed = match word::parse(source, &word_options()) {
             Ok(p) => p,
             Err(_) => return Err(self.fail(&format!("{raw}: bad substitution"))),
         };
         let mut inner = Vec::new();
         self.expand_pieces(&parsed, quoted, &mut inner)?;
-        if quoted {
-            for p in inner.iter_mut() {
-                if let Piece::Ch(ch) = p {
+        for p in inner.iter_mut() {
+            if let Piece::Ch(ch) = p {
+                if quoted {
                     ch.quoted = true;
                     ch.split = false;
+                } else if !ch.quoted {
+                    // The word's unquoted text is split like an expansion's.
+                    ch.split = true;
                 }
             }
         }
@@ -581,7 +600,7 @@ impl Interp<'_> {
                     Value::Str(s) => s.chars().count(),
                     Value::Fields(v, _) => v.len(),
                 };
-                Self::push_text(out, &n.to_string(), quoted, false);
+                Self::push_text(out, &n.to_string(), quoted, !quoted);
             }
             ParameterExpr::RemoveSmallestSuffixPattern { parameter, indirect, pattern }
             | ParameterExpr::RemoveLargestSuffixPattern { parameter, indirect, pattern }
@@ -838,13 +857,19 @@ impl Interp<'_> {
     }
 }
 
-/// Expanded pieces as one string (a `"$@"` boundary becomes a space).
-fn text(pieces: &[Piece]) -> String {
+/// Expanded pieces as one string (a `"$@"` boundary becomes a space; see
+/// [`Piece::Sep`] for the unquoted ones).
+fn text(pieces: &[Piece], ifs: &Option<String>) -> String {
+    let star = match ifs {
+        Some(ifs) => ifs.chars().next(),
+        None => Some(' '),
+    };
     pieces
         .iter()
         .filter_map(|p| match p {
             Piece::Ch(ch) => Some(ch.c),
-            Piece::Break => Some(' '),
+            Piece::Break | Piece::Sep { star: false } => Some(' '),
+            Piece::Sep { star: true } => star,
             Piece::Quote => None,
         })
         .collect()
@@ -869,9 +894,23 @@ fn split_fields(pieces: &[Piece], ifs: &str) -> Vec<Vec<Ch>> {
     // A field just ended at IFS whitespace: a non-whitespace IFS character
     // next belongs to the same delimiter (`a : b` is two fields).
     let mut after_space = false;
+    let sep = ifs.chars().next();
     for piece in pieces {
+        let piece = match (piece, sep) {
+            (Piece::Sep { .. }, Some(c)) => &Piece::Ch(Ch { c, quoted: false, split: true }),
+            (Piece::Sep { .. }, None) => {
+                // IFS is empty: the words stay apart, and empty ones go.
+                if started || !current.is_empty() {
+                    fields.push(std::mem::take(&mut current));
+                }
+                started = false;
+                after_space = false;
+                continue;
+            }
+            _ => piece,
+        };
         match piece {
-            Piece::Break => {
+            Piece::Break | Piece::Sep { .. } => {
                 fields.push(std::mem::take(&mut current));
                 started = false;
                 after_space = false;
@@ -1206,4 +1245,29 @@ pub(crate) fn quote_if_needed(s: &str) -> String {
     } else {
         quote(s)
     }
+}
+
+/// The command inside backquotes: a backslash there escapes only `$`, a
+/// backquote, a backslash and (inside double quotes) `"`; other backslashes
+/// stay for the command's own parse.
+fn unescape_backquoted(script: &str, quoted: bool) -> String {
+    if !script.contains('\\') {
+        return script.to_string();
+    }
+    let mut out = String::with_capacity(script.len());
+    let mut chars = script.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.peek() {
+                Some(&next) if matches!(next, '$' | '`' | '\\') || (quoted && next == '"') => {
+                    out.push(next);
+                    chars.next();
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        out.push(c);
+    }
+    out
 }

@@ -774,12 +774,20 @@ impl Interp<'_> {
     /// kind the flags so far in `argv` ask for; the builtin gets the name.
     fn assignment_text(&mut self, a: &ast::Assignment, argv: &[String]) -> Result<String, ExpandError> {
         let name = assignment_name(a).to_string();
+        let element = matches!(a.name, ast::AssignmentName::ArrayElementName(..));
+        let declares = argv.first().is_some_and(|c| matches!(c.as_str(), "declare" | "typeset" | "local"));
         match &a.value {
-            ast::AssignmentValue::Scalar(w) => {
+            ast::AssignmentValue::Scalar(w) if !(element && declares) => {
                 let value = self.expand_assignment(&w.value)?;
-                Ok(format!("{name}{}={value}", if a.append { "+" } else { "" }))
+                let target = match &a.name {
+                    // `export a[1]=x`: the builtin rejects the name.
+                    ast::AssignmentName::ArrayElementName(_, index) => format!("{name}[{index}]"),
+                    ast::AssignmentName::VariableName(_) => name,
+                };
+                Ok(format!("{target}{}={value}", if a.append { "+" } else { "" }))
             }
-            ast::AssignmentValue::Array(_) => {
+            // `declare a=(…)`, `local a[3]=4`: assigned here.
+            _ => {
                 let flags: String = argv
                     .iter()
                     .skip(1)
@@ -820,6 +828,7 @@ impl Interp<'_> {
             self.report(&format!("{name}: readonly variable"));
             return Err(1);
         }
+        self.state.declared.remove(&name);
         match (&a.name, &a.value) {
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Scalar(w)) => {
                 let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
@@ -849,14 +858,32 @@ impl Interp<'_> {
                     Default::default()
                 };
                 let mut pending: Option<String> = None;
-                for (key, word) in items {
-                    let value = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                let items: Vec<(Option<&str>, bool, &str)> = items
+                    .iter()
+                    .map(|(key, word)| match key {
+                        Some(key) => (Some(key.value.as_str()), false, word.value.as_str()),
+                        None => match keyed_element(&word.value) {
+                            Some((key, append, raw)) => (Some(key), append, raw),
+                            None => (None, false, word.value.as_str()),
+                        },
+                    })
+                    .collect();
+                // With any `[k]=v`, words without a key are left out.
+                let keyed = items.iter().any(|(key, ..)| key.is_some());
+                for (key, append, raw) in items {
+                    let value = self.expand_string(raw).map_err(|e| self.expansion_failed(e))?;
                     match key {
                         Some(key) => {
-                            let key = self.expand_string(&key.value).map_err(|e| self.expansion_failed(e))?;
+                            let key = self.expand_string(key).map_err(|e| self.expansion_failed(e))?;
                             let old = assoc.get(&key).unwrap_or_default().to_string();
-                            let value = self.attributed(&name, &old, value, false)?;
+                            // bash 5.2 appends only in `a+=(…)`.
+                            let value = self.attributed(&name, &old, value, append && a.append)?;
                             assoc.set(&key, value);
+                        }
+                        None if keyed => {
+                            self.report(&format!(
+                                "{name}: {raw}: must use subscript when assigning associative array"
+                            ));
                         }
                         // `a=(k1 v1 k2 v2)`: keys and values in turn.
                         None => match pending.take() {
@@ -890,38 +917,66 @@ impl Interp<'_> {
                 }
             }
             (ast::AssignmentName::VariableName(_), ast::AssignmentValue::Array(items)) => {
-                let mut values: Indexed = if a.append {
-                    self.state.arrays.get(&name).cloned().unwrap_or_default()
-                } else {
-                    Indexed::default()
-                };
-                // An element without `[i]=` goes after the previous one.
-                let mut next = values.next_index();
+                // Every value is expanded first; then the elements are
+                // stored in order, each subscript evaluated when its element
+                // is stored (it sees the elements stored before it).
+                let mut expanded = Vec::with_capacity(items.len());
                 for (key, word) in items {
-                    let fields = self.expand_fields(&word.value).map_err(|e| self.expansion_failed(e))?;
+                    let (key, append, raw) = match key {
+                        Some(key) => (Some(key.value.as_str()), false, word.value.as_str()),
+                        None => match keyed_element(&word.value) {
+                            Some((key, append, raw)) => (Some(key), append, raw),
+                            None => (None, false, word.value.as_str()),
+                        },
+                    };
+                    let fields = match key {
+                        Some(_) => vec![self.expand_assignment(raw).map_err(|e| self.expansion_failed(e))?],
+                        None => self.expand_fields(raw).map_err(|e| self.expansion_failed(e))?,
+                    };
+                    expanded.push((key, append, fields));
+                }
+                let start: Indexed = match (a.append, self.state.arrays.remove(&name)) {
+                    (true, Some(array)) => array,
+                    (true, None) => self.state.get(&name).map(str::to_string).into_iter().collect(),
+                    (false, _) => Indexed::default(),
+                };
+                self.state.vars.remove(&name);
+                // An element without `[i]=` goes after the previous one.
+                let mut next = start.next_index();
+                self.state.arrays.insert(name.clone(), start);
+                for (key, append, fields) in expanded {
                     match key {
                         Some(key) => {
-                            let index = self.arith_text(&key.value).map_err(|e| self.expansion_failed(e))?;
-                            let Some(index) = values.resolve(index) else {
+                            let index = self.subscript(key).map_err(|e| self.expansion_failed(e))?;
+                            let resolved = self.state.arrays.get(&name).and_then(|v| v.resolve(index));
+                            let Some(index) = resolved else {
                                 self.report(&format!("{name}[{index}]: bad array subscript"));
                                 return Err(1);
                             };
-                            values.set(index, fields.join(" "));
+                            let value = fields.concat();
+                            if let Some(array) = self.state.arrays.get_mut(&name) {
+                                let slot = array.slot(index);
+                                if append {
+                                    slot.push_str(&value);
+                                } else {
+                                    *slot = value;
+                                }
+                            }
                             next = index + 1;
                         }
                         None => {
-                            for field in fields {
-                                values.set(next, field);
-                                next += 1;
+                            if let Some(array) = self.state.arrays.get_mut(&name) {
+                                for field in fields {
+                                    array.set(next, field);
+                                    next += 1;
+                                }
                             }
                         }
                     }
                 }
-                self.state.vars.remove(&name);
-                self.state.arrays.insert(name, values);
             }
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
-                let index = self.arith_text(index).map_err(|e| self.expansion_failed(e))?;
+                let index = self.subscript(index).map_err(|e| self.expansion_failed(e))?;
                 let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
                 let resolved = match self.state.arrays.get(&name) {
                     Some(array) => array.resolve(index),
@@ -1318,4 +1373,30 @@ fn assignment_name(a: &ast::Assignment) -> &str {
 /// Builtins whose `name=value` arguments are assignments (no splitting).
 fn is_declaration(name: &str) -> bool {
     matches!(name, "local" | "export" | "declare" | "typeset" | "readonly")
+}
+
+/// An array literal's word that the parser left whole but that is a keyed
+/// element: `[k]=v` or `[k]+=v` with brackets inside the key (`[a[0]]=v`).
+/// The key, whether it appends, and the value's text.
+fn keyed_element(word: &str) -> Option<(&str, bool, &str)> {
+    let rest = word.strip_prefix('[')?;
+    let mut depth = 1usize;
+    for (i, c) in rest.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    let key = &rest[..i];
+                    let after = &rest[i + 1..];
+                    return match after.strip_prefix("+=") {
+                        Some(value) => Some((key, true, value)),
+                        None => after.strip_prefix('=').map(|value| (key, false, value)),
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }

@@ -241,6 +241,9 @@ pub struct State {
     pub aliases: BTreeMap<String, String>,
     /// `umask` when set (`None`: bash's default, 022).
     pub umask: Option<u32>,
+    /// Declared without ever being given a value (`declare x`,
+    /// `declare -a a`): `declare -p` shows them without `=`.
+    pub declared: BTreeSet<String>,
 }
 
 impl State {
@@ -365,6 +368,7 @@ impl State {
             value = attrs.apply(value);
         }
         self.pending_export.remove(name);
+        self.declared.remove(name);
         for frame in self.locals.iter_mut().rev() {
             if let Some(slot) = frame.get_mut(name) {
                 let exported = slot.as_ref().is_some_and(|v| v.exported);
@@ -427,6 +431,7 @@ impl State {
         self.assoc.remove(name);
         self.attrs.remove(name);
         self.pending_export.remove(name);
+        self.declared.remove(name);
         true
     }
 

@@ -121,6 +121,10 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
                 (attrs.lower, attrs.upper) = (f.lower, f.upper);
             }
         }
+        let fresh = !state.is_set(&name) && !state.is_array(&name);
+        if fresh && value.is_none() {
+            state.declared.insert(name.clone());
+        }
         if f.assoc && !state.assoc.contains_key(&name) {
             let scalar = state.vars.remove(&name).map(|v| v.value);
             let mut assoc = crate::state::Assoc::default();
@@ -243,7 +247,8 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
     };
     if let Some(assoc) = state.assoc.get(name) {
         if assoc.is_empty() {
-            return Some(format!("declare {} {name}\n", flags("A")));
+            let value = if state.declared.contains(name) { "" } else { "=()" };
+            return Some(format!("declare {} {name}{value}\n", flags("A")));
         }
         let items: String = assoc
             .ordered()
@@ -254,7 +259,8 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
     }
     if let Some(array) = state.arrays.get(name) {
         if array.is_empty() {
-            return Some(format!("declare {} {name}\n", flags("a")));
+            let value = if state.declared.contains(name) { "" } else { "=()" };
+            return Some(format!("declare {} {name}{value}\n", flags("a")));
         }
         let items: Vec<String> = array.iter().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
         return Some(format!("declare {} {name}=({})\n", flags("a"), items.join(" ")));
@@ -265,7 +271,9 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
         }
         _ if state.attrs.contains_key(name)
             || state.pending_export.contains(name)
-            || state.readonly.contains(name) =>
+            || state.readonly.contains(name)
+            || state.declared.contains(name)
+            || state.locals.iter().any(|frame| frame.contains_key(name)) =>
         {
             Some(format!("declare {} {name}\n", flags("")))
         }

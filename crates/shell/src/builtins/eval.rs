@@ -11,6 +11,14 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = match args.first().map(String::as_str) {
+        Some("--") => &args[1..],
+        Some(flag) if flag.len() > 1 && flag.starts_with('-') => {
+            ctx.shell_error(&format!("eval: {flag}: invalid option\neval: usage: eval [arg ...]"));
+            return 2;
+        }
+        _ => args,
+    };
     let code = args.join(" ");
     if ctx.interp.depth >= crate::interp::MAX_DEPTH {
         ctx.shell_error(&format!("eval: maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));

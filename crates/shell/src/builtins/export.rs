@@ -34,7 +34,9 @@ pub(crate) fn each_assignment(
             None => (arg.as_str(), None),
         };
         if !valid_name(name) {
-            ctx.shell_error(&format!("{builtin}: `{arg}': not a valid identifier"));
+            // bash names just the element in `a[1]=x`.
+            let shown = if name.contains('[') { name } else { arg.as_str() };
+            ctx.shell_error(&format!("{builtin}: `{shown}': not a valid identifier"));
             status = 1;
         } else if !assign(ctx, name, value) {
             status = 1;
@@ -74,7 +76,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             None => (arg.clone(), None, false),
         };
         if !valid_name(&name) {
-            ctx.shell_error(&format!("export: `{arg}': not a valid identifier"));
+            let shown = if name.contains('[') { &name } else { &arg };
+            ctx.shell_error(&format!("export: `{shown}': not a valid identifier"));
             status = 1;
             continue;
         }

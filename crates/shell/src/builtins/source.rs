@@ -19,6 +19,7 @@ pub const DOT: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = args.strip_prefix(&["--".to_string()][..]).unwrap_or(args);
     let Some((path, rest)) = args.split_first() else {
         ctx.shell_error("source: filename argument required");
         ctx.err("source: usage: source filename [arguments]\n");
