@@ -1,13 +1,42 @@
 //! `[[ … ]]`: like `test`, but on unsplit words, with patterns on the right
 //! of `==`/`!=`, regular expressions with `=~` and arithmetic comparisons.
 
-use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr};
+use brush_parser::ast::{BinaryPredicate, ExtendedTestExpr, UnaryPredicate};
 
 use crate::builtins::test;
 use crate::expand::ExpandError;
 use crate::interp::Interp;
 
 impl Interp<'_> {
+    /// `-v name[sub]`: whether that element is set. The subscript is
+    /// expanded (an associative array's key) or evaluated (an indexed
+    /// array's). `None` for other tests and operands.
+    pub(crate) fn element_is_set(&mut self, pred: &UnaryPredicate, operand: &str) -> Option<bool> {
+        if !matches!(pred, UnaryPredicate::ShellVariableIsSetAndAssigned) {
+            return None;
+        }
+        let (name, sub) = operand.strip_suffix(']')?.split_once('[')?;
+        let name = self.state.resolve_name(name);
+        if self.state.assoc.contains_key(&name) {
+            let Ok(key) = self.expand_string(sub) else {
+                return Some(false);
+            };
+            return Some(self.state.assoc.get(&name).is_some_and(|a| a.get(&key).is_some()));
+        }
+        if sub == "@" || sub == "*" {
+            return Some(
+                self.state.arrays.get(&name).is_some_and(|a| !a.is_empty()) || self.state.is_set(&name),
+            );
+        }
+        let Ok(i) = self.subscript(sub) else {
+            return Some(false);
+        };
+        Some(match self.state.arrays.get(&name) {
+            Some(array) => array.resolve(i).is_some_and(|i| array.get(i).is_some()),
+            None => i == 0 && self.state.is_set(&name),
+        })
+    }
+
     pub(crate) fn extended_test(&mut self, expr: &ExtendedTestExpr) -> Result<bool, ExpandError> {
         Ok(match expr {
             ExtendedTestExpr::And(a, b) => self.extended_test(a)? && self.extended_test(b)?,
@@ -16,7 +45,10 @@ impl Interp<'_> {
             ExtendedTestExpr::Parenthesized(a) => self.extended_test(a)?,
             ExtendedTestExpr::UnaryTest(pred, word) => {
                 let operand = self.expand_string(&word.value)?;
-                test::unary(&mut *self.sys, self.state, pred, &operand)
+                match self.element_is_set(pred, &operand) {
+                    Some(set) => set,
+                    None => test::unary(&mut *self.sys, self.state, pred, &operand),
+                }
             }
             ExtendedTestExpr::BinaryTest(pred, left, right) => {
                 let l = self.expand_string(&left.value)?;

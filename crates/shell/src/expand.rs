@@ -56,12 +56,20 @@ enum Value {
 }
 
 impl Value {
-    fn is_unset_or_null(&self, test: &ParameterTestType) -> bool {
+    /// Whether `${x-…}` (or, with `UnsetOrNull`, `${x:-…}`) takes the word.
+    /// Several words are unset when there are none and null when they
+    /// join to nothing: with a space for `@`, IFS's first character for
+    /// `*` (`sep`).
+    fn is_unset_or_null(&self, test: &ParameterTestType, sep: &str) -> bool {
+        let colon = matches!(test, ParameterTestType::UnsetOrNull);
         match self {
             Value::Unset => true,
-            Value::Str(s) => matches!(test, ParameterTestType::UnsetOrNull) && s.is_empty(),
-            Value::Fields(v, _) => {
-                matches!(test, ParameterTestType::UnsetOrNull) && v.iter().all(String::is_empty)
+            Value::Str(s) => colon && s.is_empty(),
+            Value::Fields(v, star) => {
+                v.is_empty()
+                    || (colon
+                        && v.iter().all(String::is_empty)
+                        && (v.len() == 1 || (*star && sep.is_empty())))
             }
         }
     }
@@ -141,6 +149,11 @@ impl Interp<'_> {
 
     fn ifs_or_default(&self) -> String {
         self.state.get("IFS").map_or_else(|| " \t\n".to_string(), str::to_string)
+    }
+
+    /// What `"$*"` joins with: IFS's first character (a space when unset).
+    fn star_sep(&self) -> String {
+        self.ifs_or_default().chars().next().map(String::from).unwrap_or_default()
     }
 
     /// IFS as set: `None` when unset (joins then use a space).
@@ -543,7 +556,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type) {
+                if value.is_unset_or_null(test_type, &self.star_sep()) {
                     self.expand_inner(default_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else {
                     self.push_value(value, quoted, out);
@@ -551,12 +564,40 @@ impl Interp<'_> {
             }
             ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type) {
+                if value.is_unset_or_null(test_type, &self.star_sep()) {
                     let text = self.expand_string(default_value.as_deref().unwrap_or_default())?;
                     match parameter {
                         Parameter::Named(name) => {
                             if !self.state.set(name, text.clone()) {
                                 return Err(self.fail(&format!("{name}: readonly variable")));
+                            }
+                        }
+                        Parameter::NamedWithIndex { name, index } => {
+                            let name = self.state.resolve_name(name);
+                            if self.state.readonly.contains(&name) {
+                                return Err(self.fail(&format!("{name}: readonly variable")));
+                            }
+                            if self.state.assoc.contains_key(&name) {
+                                let key = self.expand_string(index)?;
+                                if let Some(assoc) = self.state.assoc.get_mut(&name) {
+                                    assoc.set(&key, text.clone());
+                                }
+                            } else {
+                                let i = self.subscript(index)?;
+                                let scalar = self.state.vars.remove(&name).map(|v| v.value);
+                                let array = self
+                                    .state
+                                    .arrays
+                                    .entry(name.clone())
+                                    .or_insert_with(|| scalar.into_iter().collect());
+                                match array.resolve(i) {
+                                    Some(i) => array.set(i, text.clone()),
+                                    None => {
+                                        return Err(
+                                            self.fail(&format!("{name}[{index}]: bad array subscript"))
+                                        )
+                                    }
+                                }
                             }
                         }
                         other => {
@@ -571,7 +612,7 @@ impl Interp<'_> {
             }
             ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type) {
+                if value.is_unset_or_null(test_type, &self.star_sep()) {
                     let name = Self::parameter_name(parameter);
                     let message = match error_message.as_deref() {
                         Some(m) if !m.is_empty() => self.expand_string(m)?,
@@ -586,7 +627,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if !value.is_unset_or_null(test_type) {
+                if !value.is_unset_or_null(test_type, &self.star_sep()) {
                     self.expand_inner(alternative_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else if quoted {
                     out.push(Piece::Quote);
@@ -691,6 +732,17 @@ impl Interp<'_> {
             ParameterExpr::Transform { parameter, indirect, op } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
+                if let (
+                    Parameter::NamedWithIndex { name, .. } | Parameter::NamedWithAllIndices { name, .. },
+                    false,
+                    word::ParameterTransformOp::ToAttributeFlags,
+                ) = (parameter, *indirect, op)
+                {
+                    // An element's attributes are its array's.
+                    let flags = crate::transform::attributes(self.state, &self.state.resolve_name(name));
+                    self.push_value(Self::map_value(value, |_| flags.clone()), quoted, out);
+                    return Ok(());
+                }
                 if let (Parameter::Named(name), false) = (parameter, *indirect) {
                     let state = &*self.state;
                     let text = match op {

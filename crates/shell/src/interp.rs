@@ -622,6 +622,7 @@ impl Interp<'_> {
         if let Some(status) = crate::alias::run(self, command, io) {
             return status;
         }
+        let spaced: Vec<ast::Assignment>;
         let mut assignments: Vec<&ast::Assignment> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         // (word, is an assignment-looking argument of a declaration builtin)
@@ -673,6 +674,11 @@ impl Interp<'_> {
                     procs.push((words.len(), kind, sub));
                 }
             }
+        }
+        if let Some(joined) = spaced_assignments(&words) {
+            spaced = joined;
+            assignments.extend(spaced.iter());
+            words.clear();
         }
         let owned;
         if !named.is_empty() {
@@ -1399,4 +1405,65 @@ fn keyed_element(word: &str) -> Option<(&str, bool, &str)> {
         }
     }
     None
+}
+
+/// `a[1 + 2]=x`: the parser splits an assignment whose subscript has
+/// spaces into several words. When a command is nothing but such words,
+/// they are joined back into element assignments.
+fn spaced_assignments(words: &[(&ast::Word, Option<&ast::Assignment>)]) -> Option<Vec<ast::Assignment>> {
+    let (first, None) = words.first()? else {
+        return None;
+    };
+    let (name, _) = first.value.split_once('[')?;
+    if !crate::builtins::valid_name(name) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let mut text = words[i].0.value.clone();
+        let mut j = i + 1;
+        loop {
+            if let Some(a) = element_assignment(&text, words[i].0.loc.clone()) {
+                out.push(a);
+                break;
+            }
+            let (next, _) = words.get(j)?;
+            text.push(' ');
+            text.push_str(&next.value);
+            j += 1;
+        }
+        i = j;
+    }
+    // A single word that already was whole is not this case.
+    (words.len() > out.len()).then_some(out)
+}
+
+/// `name[index]=value` or `name[index]+=value` (brackets in the index
+/// balanced) as an assignment.
+fn element_assignment(text: &str, loc: Option<brush_parser::SourceSpan>) -> Option<ast::Assignment> {
+    let (name, rest) = text.split_once('[')?;
+    if !crate::builtins::valid_name(name) {
+        return None;
+    }
+    let mut depth = 1usize;
+    let close = rest.char_indices().find_map(|(i, c)| {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then_some(i)
+    })?;
+    let after = &rest[close + 1..];
+    let (append, value) = match after.strip_prefix("+=") {
+        Some(v) => (true, v),
+        None => (false, after.strip_prefix('=')?),
+    };
+    Some(ast::Assignment {
+        name: ast::AssignmentName::ArrayElementName(name.to_string(), rest[..close].to_string()),
+        value: ast::AssignmentValue::Scalar(ast::Word { value: value.to_string(), loc: loc.clone() }),
+        append,
+        loc: loc.unwrap_or_default(),
+    })
 }

@@ -44,8 +44,16 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
 /// `declare`, or `local` (`builtin`, for messages) inside a function.
 pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
     let mut f = Flags::default();
+    // `+x`, `+n`, …: attributes to take away.
+    let mut off = String::new();
     let mut names = Vec::new();
     for a in args {
+        if let Some(flags) = a.strip_prefix('+').filter(|f| !f.is_empty() && !a.contains('=')) {
+            if names.is_empty() && flags.chars().all(|c| "xnilutaA".contains(c)) {
+                off.push_str(flags);
+                continue;
+            }
+        }
         match a.strip_prefix('-') {
             Some(flags) if !flags.is_empty() && !a.contains('=') && names.is_empty() => {
                 for c in flags.chars() {
@@ -76,7 +84,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
     if let Some(kind) = f.functions {
         return functions(ctx, &names, kind == 'F');
     }
-    if f.print || names.is_empty() {
+    if (f.print || names.is_empty()) && off.is_empty() {
         return print(ctx, &names);
     }
     let in_function = !ctx.state().locals.is_empty() && !f.global;
@@ -158,14 +166,38 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         if f.nameref {
             ctx.state().attrs.entry(name.clone()).or_default().nameref = true;
         }
-        if f.export {
+        if f.export || (ctx.state().options.allexport && ctx.state().is_set(&name)) {
             ctx.state().export(&name, None);
+        }
+        if !off.is_empty() {
+            remove_attributes(ctx.state(), &name, &off);
         }
         if f.readonly {
             ctx.state().readonly.insert(name);
         }
     }
     status
+}
+
+/// `declare +x NAME`, `+n`, `+i`, `+l`, `+u`: takes those attributes away.
+fn remove_attributes(state: &mut State, name: &str, off: &str) {
+    if off.contains('x') {
+        for frame in state.locals.iter_mut().rev() {
+            if let Some(Some(var)) = frame.get_mut(name) {
+                var.exported = false;
+            }
+        }
+        if let Some(var) = state.vars.get_mut(name) {
+            var.exported = false;
+        }
+        state.pending_export.remove(name);
+    }
+    if let Some(attrs) = state.attrs.get_mut(name) {
+        attrs.nameref &= !off.contains('n');
+        attrs.integer &= !off.contains('i');
+        attrs.lower &= !off.contains('l');
+        attrs.upper &= !off.contains('u');
+    }
 }
 
 /// `declare -p [NAME...]`: every variable (or those named) as a `declare`

@@ -35,6 +35,7 @@ mod env;
 mod eval;
 mod exit;
 mod export;
+pub(crate) use export::valid_name;
 mod expr;
 mod false_;
 mod file;

@@ -99,6 +99,18 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             ctx.state().positional = args[i..].to_vec();
             return 0;
         }
+        if arg == "-" {
+            // Ends the options and turns tracing off; the parameters change
+            // only when words follow.
+            ctx.state().options.xtrace = false;
+            if i < args.len() {
+                ctx.state().positional = args[i..].to_vec();
+            }
+            return 0;
+        }
+        if arg == "+" {
+            continue;
+        }
         let (on, flags) = match (arg.strip_prefix('-'), arg.strip_prefix('+')) {
             (Some(f), _) if !f.is_empty() => (true, f),
             (_, Some(f)) if !f.is_empty() => (false, f),

@@ -62,10 +62,13 @@ fn eval(ctx: &mut Ctx, expr: &TestExpr) -> Result<bool, String> {
         TestExpr::Or(a, b) => eval(ctx, a)? || eval(ctx, b)?,
         TestExpr::Not(a) => !eval(ctx, a)?,
         TestExpr::Parenthesized(a) => eval(ctx, a)?,
-        TestExpr::UnaryTest(pred, operand) => {
-            let interp = &mut *ctx.interp;
-            unary(&mut *interp.sys, interp.state, pred, operand)
-        }
+        TestExpr::UnaryTest(pred, operand) => match ctx.interp.element_is_set(pred, operand) {
+            Some(set) => set,
+            None => {
+                let interp = &mut *ctx.interp;
+                unary(&mut *interp.sys, interp.state, pred, operand)
+            }
+        },
         TestExpr::BinaryTest(pred, l, r) => {
             let interp = &mut *ctx.interp;
             binary(&mut *interp.sys, pred, l, r)?
@@ -94,22 +97,8 @@ pub(crate) fn unary(sys: &mut dyn System, state: &State, pred: &UnaryPredicate, 
         }
         UnaryPredicate::FileExistsAndOwnedByEffectiveUserId
         | UnaryPredicate::FileExistsAndOwnedByEffectiveGroupId => stat(sys).is_some(),
-        UnaryPredicate::ShellVariableIsSetAndAssigned => {
-            match operand.strip_suffix(']').and_then(|o| o.split_once('[')) {
-                // `-v a[k]`: one element (an indexed array's subscript is a number here).
-                Some((name, sub)) => match (state.assoc.get(name), state.arrays.get(name)) {
-                    (Some(assoc), _) => assoc.get(sub).is_some(),
-                    (_, Some(array)) => sub
-                        .trim()
-                        .parse::<i64>()
-                        .ok()
-                        .and_then(|i| array.resolve(i))
-                        .is_some_and(|i| array.get(i).is_some()),
-                    _ => sub.trim() == "0" && state.is_set(name),
-                },
-                None => state.is_set(operand),
-            }
-        }
+        // `-v a[k]` is `Interp::element_is_set`.
+        UnaryPredicate::ShellVariableIsSetAndAssigned => state.is_set(operand),
         UnaryPredicate::FdIsOpenTerminal => false,
         _ => false,
     }
