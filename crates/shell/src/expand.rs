@@ -303,10 +303,15 @@ impl Interp<'_> {
         self.line = line;
         self.subst_status = Some(status);
         self.state.last_status = status;
-        let bytes = match &mut *stdout.borrow_mut() {
+        let mut bytes = match &mut *stdout.borrow_mut() {
             Sink::Buffer(buf) => std::mem::take(buf),
             _ => Vec::new(),
         };
+        if bytes.contains(&0) {
+            // A shell string cannot hold NUL: bash drops them, and says so.
+            bytes.retain(|&b| b != 0);
+            self.report("warning: command substitution: ignored null byte in input");
+        }
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         while text.ends_with('\n') {
             text.pop();
@@ -350,6 +355,10 @@ impl Interp<'_> {
     fn named(&mut self, name: &str) -> Value {
         if let Some(v) = self.state.get(name) {
             return Value::Str(v.to_string());
+        }
+        if self.state.ref_target(name).is_some_and(|t| t.is_empty()) {
+            self.report(&format!("warning: {name}: circular name reference"));
+            return Value::Unset;
         }
         match name {
             "RANDOM" => {
@@ -1286,6 +1295,10 @@ pub(crate) fn ansi_c(s: &str) -> String {
             }
             None => out.push('\\'),
         }
+    }
+    // A shell string ends at NUL (`$'a\0b'` is `a`).
+    if let Some(end) = out.find('\0') {
+        out.truncate(end);
     }
     out
 }

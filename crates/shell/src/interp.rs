@@ -829,6 +829,10 @@ impl Interp<'_> {
 
     /// Performs an assignment (`exported` for the `NAME=v cmd` form).
     fn assign(&mut self, a: &ast::Assignment, exported: bool) -> Result<(), i32> {
+        if self.state.ref_target(assignment_name(a)).is_some_and(|t| t.is_empty()) {
+            self.report(&format!("warning: {}: circular name reference", assignment_name(a)));
+            return Err(1);
+        }
         let name = self.state.resolve_name(assignment_name(a));
         if self.state.readonly.contains(&name) {
             self.report(&format!("{name}: readonly variable"));

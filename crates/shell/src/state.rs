@@ -275,15 +275,22 @@ impl State {
 
     /// What the name reference `name` stands for (`x` or `arr[2]`),
     /// followed through references to references; `None` for other names.
+    /// A circle of references (`ref1` → `ref2` → `ref1`) stands for no
+    /// variable: the empty name, which reads as unset and cannot be set.
     pub fn ref_target(&self, name: &str) -> Option<String> {
         let mut target: Option<String> = None;
-        for _ in 0..8 {
+        let mut seen: Vec<&str> = vec![name];
+        loop {
             let current = target.as_deref().unwrap_or(name);
             if !self.attrs.get(current).is_some_and(|a| a.nameref) {
                 break;
             }
             match self.get_own(current) {
-                Some(t) if !t.is_empty() && t != current => target = Some(t.to_string()),
+                Some(t) if seen.contains(&t) => return Some(String::new()),
+                Some(t) if !t.is_empty() => {
+                    seen.push(t);
+                    target = Some(t.to_string());
+                }
                 _ => break,
             }
         }
@@ -294,7 +301,7 @@ impl State {
     /// when that is a plain name, else `name`.
     pub fn resolve_name(&self, name: &str) -> String {
         match self.ref_target(name) {
-            Some(t) if !t.contains('[') => t,
+            Some(t) if !t.contains('[') && !t.is_empty() => t,
             _ => name.to_string(),
         }
     }
@@ -357,6 +364,9 @@ impl State {
                     }
                 }
                 return true;
+            }
+            if target.is_empty() {
+                return false;
             }
             return self.set(&target, value);
         }

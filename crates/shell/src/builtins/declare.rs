@@ -117,6 +117,19 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             status = 1;
             continue;
         }
+        if f.nameref {
+            // The reference itself is declared or changed, not its target.
+            let state = ctx.state();
+            if let Some(attrs) = state.attrs.get_mut(&name) {
+                attrs.nameref = false;
+            }
+            let target = value.clone().or_else(|| state.get(&name).map(str::to_string));
+            if let Some(target) = target.filter(|t| !valid_reference(t)) {
+                ctx.shell_error(&format!("{builtin}: `{target}': invalid variable name for name reference"));
+                status = 1;
+                continue;
+            }
+        }
         let state = ctx.state();
         let attributed = f.array || f.assoc || f.integer || f.lower || f.upper || f.nameref;
         if in_function && attributed {
@@ -177,6 +190,15 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         }
     }
     status
+}
+
+/// What a name reference may stand for: a variable's name, or one element
+/// (`a[2]`); empty for a reference not yet pointed anywhere.
+fn valid_reference(target: &str) -> bool {
+    match target.split_once('[') {
+        Some((name, rest)) => super::export::valid_name(name) && rest.ends_with(']'),
+        None => target.is_empty() || super::export::valid_name(target),
+    }
 }
 
 /// `declare +x NAME`, `+n`, `+i`, `+l`, `+u`: takes those attributes away.

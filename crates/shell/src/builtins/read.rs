@@ -87,6 +87,8 @@ fn run(ctx: &mut Ctx, argv: &[String]) -> i32 {
             break;
         }
     }
+    // A shell string cannot hold NUL: bash's read drops them.
+    line.retain(|&b| b != 0);
     let text = String::from_utf8_lossy(&line).into_owned();
     let text = if raw { text } else { unescape(&text) };
     let ifs = ctx.state().get("IFS").map_or_else(|| " \t\n".to_string(), str::to_string);

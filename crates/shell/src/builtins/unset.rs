@@ -12,11 +12,21 @@ pub const BUILTIN: Builtin = Builtin {
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut functions = false;
+    // `-n`: a name reference itself, not what it refers to.
+    let mut reference = false;
     let mut status = 0;
     for a in args {
+        let resolved;
+        let a = if reference || a.starts_with('-') {
+            a
+        } else {
+            resolved = ctx.state().resolve_name(a);
+            &resolved
+        };
         match a.as_str() {
             "-f" => functions = true,
             "-v" => functions = false,
+            "-n" => reference = true,
             element if !functions && element.ends_with(']') && element.contains('[') => {
                 status |= unset_element(ctx, element);
             }
