@@ -834,7 +834,8 @@ impl Interp<'_> {
                 pattern_text.push(ch.c);
             }
         }
-        let matches = self.glob(&pattern_text);
+        let mut matches = self.glob(&pattern_text);
+        self.glob_ignore(&mut matches);
         if matches.is_empty() {
             if self.state.options.shopt("failglob") {
                 self.report(&format!("no match: {literal}"));
@@ -849,12 +850,46 @@ impl Interp<'_> {
         Ok(())
     }
 
+    /// `GLOBIGNORE`: drops the matches that one of its `:`-separated
+    /// patterns matches (`*` does not cross `/`).
+    fn glob_ignore(&self, matches: &mut Vec<String>) {
+        let Some(ignore) = self.state.get("GLOBIGNORE").filter(|g| !g.is_empty()) else {
+            return;
+        };
+        // `:` separates patterns, except inside brackets (`[[:alnum:]]`).
+        let mut patterns: Vec<&str> = Vec::new();
+        let (mut start, mut depth) = (0, 0usize);
+        for (i, c) in ignore.char_indices() {
+            match c {
+                '[' => depth += 1,
+                ']' => depth = depth.saturating_sub(1),
+                ':' if depth == 0 => {
+                    patterns.push(&ignore[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        patterns.push(&ignore[start..]);
+        patterns.retain(|p| !p.is_empty());
+        matches.retain(|m| {
+            let path = m.trim_end_matches('/');
+            !patterns.iter().any(|p| {
+                let (ps, ms): (Vec<&str>, Vec<&str>) = (p.split('/').collect(), path.split('/').collect());
+                ps.len() == ms.len() && ps.iter().zip(&ms).all(|(p, m)| pattern::fnmatch(p, m))
+            })
+        });
+    }
+
     /// Paths of the sandbox's file system matching `pattern`, sorted.
     pub(crate) fn glob(&mut self, pattern: &str) -> Vec<String> {
         let absolute = pattern.starts_with('/');
         let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
         let mut current: Vec<String> = vec![if absolute { "/".to_string() } else { String::new() }];
-        let (dotglob, nocase) = (self.state.options.shopt("dotglob"), self.state.options.shopt("nocaseglob"));
+        // With GLOBIGNORE set, names starting with a dot match too.
+        let dotglob = self.state.options.shopt("dotglob")
+            || self.state.get("GLOBIGNORE").is_some_and(|g| !g.is_empty());
+        let nocase = self.state.options.shopt("nocaseglob");
         let globstar = self.state.options.shopt("globstar");
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();

@@ -299,25 +299,14 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
             format!("-{f}")
         }
     };
-    if let Some(assoc) = state.assoc.get(name) {
-        if assoc.is_empty() {
-            let value = if state.declared.contains(name) { "" } else { "=()" };
-            return Some(format!("declare {} {name}{value}\n", flags("A")));
-        }
-        let items: String = assoc
-            .ordered()
-            .into_iter()
-            .map(|(k, v)| format!("[{}]={} ", key_text(k), value_text(v)))
-            .collect();
-        return Some(format!("declare {} {name}=({items})\n", flags("A")));
-    }
-    if let Some(array) = state.arrays.get(name) {
-        if array.is_empty() {
-            let value = if state.declared.contains(name) { "" } else { "=()" };
-            return Some(format!("declare {} {name}{value}\n", flags("a")));
-        }
-        let items: Vec<String> = array.iter().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
-        return Some(format!("declare {} {name}=({})\n", flags("a"), items.join(" ")));
+    if let Some(items) = declaration_items(state, name) {
+        let kind = if state.assoc.contains_key(name) { "A" } else { "a" };
+        let value = if items.is_empty() && state.declared.contains(name) {
+            String::new()
+        } else {
+            format!("=({items})")
+        };
+        return Some(format!("declare {} {name}{value}\n", flags(kind)));
     }
     match state.get(name) {
         Some(value) if !state.pending_export.contains(name) => {
@@ -333,6 +322,23 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// An array's elements as `declare -p` and `set` show them between
+/// parentheses; `None` for a name that is not an array.
+pub(crate) fn declaration_items(state: &State, name: &str) -> Option<String> {
+    if let Some(assoc) = state.assoc.get(name) {
+        return Some(
+            assoc
+                .ordered()
+                .into_iter()
+                .map(|(k, v)| format!("[{}]={} ", key_text(k), value_text(v)))
+                .collect(),
+        );
+    }
+    let array = state.arrays.get(name)?;
+    let items: Vec<String> = array.iter().map(|(i, v)| format!("[{i}]={}", value_text(v))).collect();
+    Some(items.join(" "))
 }
 
 /// A key of `declare -p`'s associative arrays: bare unless it needs quoting.

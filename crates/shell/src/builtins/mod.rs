@@ -26,6 +26,7 @@ mod cp;
 mod cut;
 mod date;
 mod declare;
+pub(crate) use declare::{declaration_items, value_text as declare_value_text};
 mod diff;
 mod dirname;
 mod dirs;

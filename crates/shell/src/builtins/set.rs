@@ -81,14 +81,35 @@ fn listing(ctx: &mut Ctx, plus: bool) -> String {
     text
 }
 
+/// `set`'s listing: every variable the current function sees (locals,
+/// globals and arrays), sorted, as assignments that recreate them.
+fn variables(state: &crate::state::State) -> String {
+    let mut names: std::collections::BTreeSet<&String> =
+        state.vars.keys().chain(state.arrays.keys()).chain(state.assoc.keys()).collect();
+    names.extend(state.locals.iter().flat_map(|frame| frame.keys()));
+    let mut text = String::new();
+    for name in names {
+        if let Some(items) = super::declaration_items(state, name) {
+            text.push_str(&format!("{name}=({items})\n"));
+        } else if let Some(value) = state.get(name) {
+            if !state.pending_export.contains(name.as_str()) {
+                let shown = if value.is_empty() {
+                    String::new()
+                } else if value.chars().any(|c| c.is_ascii_control()) {
+                    super::declare_value_text(value)
+                } else {
+                    crate::expand::quote_if_needed(value)
+                };
+                text.push_str(&format!("{name}={shown}\n"));
+            }
+        }
+    }
+    text
+}
+
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     if args.is_empty() {
-        let vars: Vec<(String, String)> =
-            ctx.state().vars.iter().map(|(k, v)| (k.clone(), v.value.clone())).collect();
-        let mut text = String::new();
-        for (k, v) in vars {
-            text.push_str(&format!("{k}={}\n", crate::expand::quote_if_needed(&v)));
-        }
+        let text = variables(ctx.state());
         let _ = ctx.out(text);
         return 0;
     }
