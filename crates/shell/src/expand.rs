@@ -1339,9 +1339,25 @@ pub(crate) fn ansi_c(s: &str) -> String {
 }
 
 /// Quotes `s` for `set`'s listing only when it has special characters.
+/// Control characters other than tab and newline make it a `$'…'` string
+/// with octal escapes, as bash's trace prints it.
 pub(crate) fn quote_if_needed(s: &str) -> String {
     if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c)) {
         s.to_string()
+    } else if s.chars().any(|c| c.is_ascii_control() && c != '\t' && c != '\n') {
+        let mut out = String::from("$'");
+        for c in s.chars() {
+            match c {
+                '\'' => out.push_str("\\'"),
+                '\\' => out.push_str("\\\\"),
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                c if c.is_ascii_control() => out.push_str(&format!("\\{:03o}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         quote(s)
     }

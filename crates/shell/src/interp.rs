@@ -94,6 +94,18 @@ pub(crate) fn parse(script: &str) -> Result<ast::Program, (usize, String)> {
     parser.parse_program().map_err(|e| describe_parse_error(script, &e))
 }
 
+/// The longest run of whole lines before line `error_line` that parses,
+/// trying at most [`MAX_PREFIX_PARSES`] lengths (the command that fails
+/// to parse usually starts a few lines up).
+fn parsed_prefix(script: &str, error_line: usize) -> Option<ast::Program> {
+    let ends: Vec<usize> =
+        script.match_indices('\n').map(|(i, _)| i + 1).take(error_line.saturating_sub(1)).collect();
+    ends.iter().rev().take(MAX_PREFIX_PARSES).find_map(|&end| parse(&script[..end]).ok())
+}
+
+/// How many prefixes [`parsed_prefix`] tries.
+const MAX_PREFIX_PARSES: usize = 32;
+
 fn describe_parse_error(script: &str, err: &brush_parser::ParseError) -> (usize, String) {
     match err {
         brush_parser::ParseError::ParsingNear(pos) => {
@@ -184,17 +196,29 @@ impl Interp<'_> {
     /// Parses and runs `script` (a whole script, `eval` text or a
     /// substitution) with these streams.
     pub(crate) fn run_source(&mut self, script: &str, io: &Io) -> i32 {
+        let base = self.line.saturating_sub(1);
         let program = match parse(script) {
             Ok(program) => program,
             Err((line, message)) => {
+                // bash reads a command at a time: the commands before the
+                // one that does not parse run first.
+                if let Some(program) = parsed_prefix(script, line) {
+                    self.run_program(&program, io, base);
+                    if self.flow.is_some() {
+                        return self.state.last_status;
+                    }
+                }
                 let saved = std::mem::replace(&mut self.err, io.stderr.clone());
-                self.line = self.line.saturating_sub(1) + line;
+                self.line = base + line;
                 self.report(&message);
                 self.err = saved;
                 return 2;
             }
         };
-        let base = self.line.saturating_sub(1);
+        self.run_program(&program, io, base)
+    }
+
+    fn run_program(&mut self, program: &ast::Program, io: &Io, base: usize) -> i32 {
         let mut status = 0;
         for command in &program.complete_commands {
             status = self.exec_list_at(command, io, base);
@@ -453,6 +477,11 @@ impl Interp<'_> {
 
     fn exec_for(&mut self, clause: &ast::ForClauseCommand, io: &Io) -> i32 {
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+        if !crate::builtins::valid_name(&clause.variable_name) {
+            self.report(&format!("`{}': not a valid identifier", clause.variable_name));
+            self.err = saved;
+            return 1;
+        }
         let values = match &clause.values {
             Some(words) => {
                 let mut values = Vec::new();
