@@ -279,12 +279,9 @@ impl Interp<'_> {
             return text;
         }
         let stdout = output(Sink::Buffer(Vec::new()));
-        let io = Io {
-            stdin: input(Vec::new()),
-            stdout: stdout.clone(),
-            stderr: self.err.clone(),
-            fds: crate::fds::no_fds(),
-        };
+        // It shares the command's standard input and descriptors.
+        let (stdin, fds) = self.subst_io.clone().unwrap_or_else(|| (input(Vec::new()), crate::fds::no_fds()));
+        let io = Io { stdin, stdout: stdout.clone(), stderr: self.err.clone(), fds };
         if self.depth >= crate::interp::MAX_DEPTH {
             self.report(&format!("maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));
             self.aborted = true;

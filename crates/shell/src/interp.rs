@@ -43,6 +43,9 @@ pub struct Interp<'a> {
     pub(crate) loops: u32,
     /// Standard error of the command being expanded (for expansion errors).
     pub(crate) err: Output,
+    /// Standard input and descriptors 3 and up of the simple command being
+    /// expanded: its command substitutions read and write them.
+    pub(crate) subst_io: Option<(crate::io::InputRef, crate::fds::Fds)>,
     /// The status of the last command substitution of this command.
     pub(crate) subst_status: Option<i32>,
     /// State of `$RANDOM`.
@@ -160,6 +163,7 @@ pub(crate) fn run_script(
         condition: 0,
         loops: 0,
         err: err.clone(),
+        subst_io: None,
         subst_status: None,
         random: seed | 1,
         aborted: false,
@@ -719,7 +723,9 @@ impl Interp<'_> {
             redirects = owned.iter().collect();
         }
         let mark = (self.proc_files.len(), self.proc_pending.len());
+        let saved = self.subst_io.take();
         let status = self.exec_simple_with(io, &assignments, &redirects, &words, &procs, loc);
+        self.subst_io = saved;
         self.finish_process_substitutions(mark, io);
         status
     }
@@ -735,6 +741,7 @@ impl Interp<'_> {
     ) -> i32 {
         self.set_line(loc);
         self.err = io.stderr.clone();
+        self.subst_io = Some((io.stdin.clone(), io.fds.clone()));
         self.subst_status = None;
 
         let mut argv: Vec<String> = Vec::new();
@@ -1260,7 +1267,14 @@ impl Interp<'_> {
                 let fd = fd.map_or(if input_kind { 0 } else { 1 }, |fd| fd);
                 match target {
                     ast::IoFileRedirectTarget::Filename(word) => {
-                        let path = self.expand_string(&word.value).map_err(|e| self.expansion_failed(e))?;
+                        // Split and globbed like an argument; it must make one word.
+                        let mut fields =
+                            self.expand_fields(&word.value).map_err(|e| self.expansion_failed(e))?;
+                        if fields.len() != 1 {
+                            self.report(&format!("{}: ambiguous redirect", word.value));
+                            return Err(1);
+                        }
+                        let path = fields.remove(0);
                         match kind {
                             ast::IoFileRedirectKind::Read | ast::IoFileRedirectKind::ReadAndWrite => {
                                 let data = self.open_input(&path, io)?;
