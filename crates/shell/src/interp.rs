@@ -788,9 +788,23 @@ impl Interp<'_> {
             self.trace_assignment(assignment_name(a), io);
         }
         self.trace_command(&argv, io);
-        if argv.len() == 1 && argv.first().is_some_and(|a| a == "exec") {
+        if argv.first().is_some_and(|a| a == "exec") {
+            let command = match argv.get(1).map(String::as_str) {
+                Some("--") => &argv[2..],
+                _ => &argv[1..],
+            };
+            if command.is_empty() {
+                self.restore_vars(saved);
+                return self.exec_redirects(redirects, io);
+            }
+            // `exec CMD`: the command runs, then the shell ends with its status.
+            let command = command.to_vec();
+            let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&command, io));
             self.restore_vars(saved);
-            return self.exec_redirects(redirects, io);
+            if self.flow.is_none() {
+                self.flow = Some(Flow::Exit(status));
+            }
+            return status;
         }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
         self.restore_vars(saved);
@@ -1381,9 +1395,16 @@ impl Interp<'_> {
             });
         }
         let mode = if append { WriteMode::Append } else { WriteMode::Truncate };
+        // A file made here gets 0666 under the umask (the file system's own
+        // default is 0644, the default umask's result).
+        let umask = self.state.umask.filter(|&u| u != crate::builtins::UMASK);
+        let created = umask.is_some() && self.sys.stat(path).is_err();
         if let Err(e) = self.sys.write(path, b"", mode) {
             self.report(&format!("{path}: {}", e.describe()));
             return Err(1);
+        }
+        if let (true, Some(umask)) = (created, umask) {
+            let _ = self.sys.chmod(path, 0o666 & !umask);
         }
         let sink = output(Sink::Buffer(Vec::new()));
         files.push(PendingFile { path: path.to_string(), sink: sink.clone() });

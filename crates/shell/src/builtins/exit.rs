@@ -17,8 +17,9 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         [n, ..] => match n.trim().parse::<i64>() {
             Ok(n) if args.len() == 1 => (n & 0xff) as i32,
             Ok(_) => {
+                // bash's non-interactive shell still exits.
                 ctx.shell_error("exit: too many arguments");
-                return 1;
+                1
             }
             Err(_) => {
                 ctx.shell_error(&format!("exit: {n}: numeric argument required"));

@@ -16,6 +16,7 @@ mod break_;
 mod cat;
 mod cd;
 mod chmod;
+pub(crate) use chmod::UMASK;
 mod colon;
 mod column;
 mod comm;
@@ -47,6 +48,7 @@ mod grep;
 mod head;
 pub(crate) mod jq;
 mod js;
+mod kill;
 mod let_;
 mod ln;
 mod local;
@@ -90,6 +92,7 @@ mod tr;
 pub(crate) mod trap;
 mod true_;
 mod type_;
+mod ulimit;
 mod umask;
 mod uniq;
 mod unset;
@@ -156,6 +159,7 @@ const BUILTINS: &[Builtin] = &[
     head::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
+    kill::BUILTIN,
     let_::BUILTIN,
     ln::BUILTIN,
     local::BUILTIN,
@@ -203,6 +207,7 @@ const BUILTINS: &[Builtin] = &[
     true_::BUILTIN,
     type_::BUILTIN,
     declare::TYPESET,
+    ulimit::BUILTIN,
     umask::BUILTIN,
     alias::UNALIAS,
     uniq::BUILTIN,

@@ -19,7 +19,7 @@ pub const DEBUG: u32 = 65;
 pub const ERR: u32 = 66;
 pub const RETURN: u32 = 67;
 
-const SIGNALS: [&str; 31] = [
+pub(crate) const SIGNALS: [&str; 31] = [
     "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE",
     "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
     "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",

@@ -1,0 +1,112 @@
+//! `kill`: lists and translates signals (`-l`, `-L`). The sandbox has no
+//! other processes: sending a signal to a process ID or job fails as it
+//! does for one that has ended.
+
+use super::trap::SIGNALS;
+use super::Builtin;
+use crate::ctx::Ctx;
+
+pub const BUILTIN: Builtin = Builtin {
+    name: "kill",
+    run,
+    help: "Usage: kill [-s SIGSPEC | -n SIGNUM | -SIGSPEC] PID | JOBSPEC ...\n   or: kill -l [SIGSPEC]\nSends a signal (there are no other processes in the sandbox); -l lists signals.\n",
+    help_flag: true,
+};
+
+const USAGE: &str =
+    "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n";
+
+/// A signal's number from its name (`TERM`, `SIGterm`) or number.
+fn number(spec: &str) -> Option<u32> {
+    if let Ok(n) = spec.parse::<u32>() {
+        return (n <= 31).then_some(n);
+    }
+    let upper = spec.to_ascii_uppercase();
+    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+    if name == "EXIT" {
+        return Some(0);
+    }
+    SIGNALS.iter().position(|s| *s == name).and_then(|i| u32::try_from(i + 1).ok())
+}
+
+fn signal_name(n: u32) -> &'static str {
+    match n {
+        0 => "EXIT",
+        n => SIGNALS.get(n as usize - 1).copied().unwrap_or(""),
+    }
+}
+
+/// `kill -l`: the table; `kill -l ARG…`: each number as a name (an exit
+/// status above 128 as its signal) and each name as a number.
+fn list(ctx: &mut Ctx, args: &[String]) -> i32 {
+    if args.is_empty() {
+        let mut text = String::new();
+        for (i, s) in SIGNALS.iter().enumerate() {
+            let n = i + 1;
+            text.push_str(&format!("{n:2}) SIG{s}"));
+            text.push(if n % 5 == 0 || n == SIGNALS.len() { '\n' } else { '\t' });
+        }
+        let _ = ctx.out(text);
+        return 0;
+    }
+    let mut status = 0;
+    let mut text = String::new();
+    for a in args {
+        match a.parse::<u32>() {
+            Ok(n) if n > 128 && n - 128 <= 31 => text.push_str(&format!("{}\n", signal_name(n - 128))),
+            Ok(n) if n <= 31 => text.push_str(&format!("{}\n", signal_name(n))),
+            _ => match number(a).filter(|_| a.parse::<u32>().is_err()) {
+                Some(n) => text.push_str(&format!("{n}\n")),
+                None => {
+                    let _ = ctx.out(std::mem::take(&mut text));
+                    ctx.shell_error(&format!("kill: {a}: invalid signal specification"));
+                    status = 1;
+                }
+            },
+        }
+    }
+    let _ = ctx.out(text);
+    status
+}
+
+fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let mut rest = args;
+    match rest.first().map(String::as_str) {
+        Some("-l" | "-L") => return list(ctx, &rest[1..]),
+        Some("-s" | "-n") => {
+            let Some(spec) = rest.get(1) else {
+                ctx.shell_error(&format!("kill: {}: option requires an argument", rest[0]));
+                ctx.err(USAGE);
+                return 2;
+            };
+            if number(spec).is_none() {
+                ctx.shell_error(&format!("kill: {spec}: invalid signal specification"));
+                return 1;
+            }
+            rest = &rest[2..];
+        }
+        Some("--") => rest = &rest[1..],
+        Some(flag) if flag.len() > 1 && flag.starts_with('-') => {
+            if number(&flag[1..]).is_none() {
+                ctx.shell_error(&format!("kill: {}: invalid signal specification", &flag[1..]));
+                return 1;
+            }
+            rest = &rest[1..];
+        }
+        _ => {}
+    }
+    if rest.is_empty() {
+        ctx.err(USAGE);
+        return 2;
+    }
+    for target in rest {
+        if target.starts_with('%') {
+            ctx.shell_error(&format!("kill: {target}: no such job"));
+        } else if target.parse::<i64>().is_ok() {
+            ctx.shell_error(&format!("kill: ({target}) - No such process"));
+        } else {
+            ctx.shell_error(&format!("kill: {target}: arguments must be process or job IDs"));
+        }
+    }
+    1
+}
