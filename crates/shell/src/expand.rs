@@ -710,8 +710,14 @@ impl Interp<'_> {
             ParameterExpr::ReplaceSubstring { parameter, indirect, pattern, replacement, match_kind } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
+                // `${x////c}`: the parser reads an empty pattern and `/c`;
+                // bash reads the pattern `/`.
+                let (pattern, replacement) = match replacement.as_deref() {
+                    Some(r) if pattern.is_empty() && r.starts_with('/') => ("/", Some(&r[1..])),
+                    r => (pattern.as_str(), r),
+                };
                 let pat = self.expand_pattern(pattern)?;
-                let replacement = self.expand_string(replacement.as_deref().unwrap_or_default())?;
+                let replacement = self.expand_string(replacement.unwrap_or_default())?;
                 let value = Self::map_value(value, |s| replace(s, &pat, &replacement, match_kind));
                 self.push_value(value, quoted, out);
             }

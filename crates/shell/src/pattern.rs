@@ -31,7 +31,8 @@ pub fn has_magic(pattern: &str) -> bool {
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+        // `(` too: a quoted `*(` is not an extended glob.
+        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '(') {
             out.push('\\');
         }
         out.push(c);
