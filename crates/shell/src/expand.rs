@@ -213,13 +213,11 @@ impl Interp<'_> {
                 WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
                     let only_at = matches!(
                         inner.as_slice(),
-                        [one] if matches!(&one.piece, WordPiece::ParameterExpansion(ParameterExpr::Parameter {
-                            parameter: Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
-                            ..
-                        }) | WordPiece::ParameterExpansion(ParameterExpr::Parameter {
-                            parameter: Parameter::NamedWithAllIndices { concatenate: false, .. },
-                            ..
-                        }))
+                        [one] if matches!(&one.piece, WordPiece::ParameterExpansion(
+                            ParameterExpr::Parameter { parameter, .. } | ParameterExpr::Transform { parameter, .. }
+                        ) if matches!(parameter,
+                            Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false })
+                            | Parameter::NamedWithAllIndices { concatenate: false, .. }))
                     );
                     if !only_at {
                         out.push(Piece::Quote);
@@ -775,14 +773,16 @@ impl Interp<'_> {
                     word::ParameterTransformOp::ToUpperCase => s.to_uppercase(),
                     word::ParameterTransformOp::ToLowerCase => s.to_lowercase(),
                     word::ParameterTransformOp::CapitalizeInitial => first_char(s, true),
-                    word::ParameterTransformOp::Quoted => quote(s),
+                    word::ParameterTransformOp::Quoted
+                    | word::ParameterTransformOp::ToAssignmentLogic
+                    | word::ParameterTransformOp::PossiblyQuoteWithArraysExpanded { .. } => quote(s),
                     word::ParameterTransformOp::ExpandEscapeSequences => ansi_c(s),
                     _ => s.to_string(),
                 });
                 self.push_value(value, quoted, out);
             }
             ParameterExpr::VariableNames { prefix, concatenate } => {
-                let names: Vec<String> = self
+                let mut names: Vec<String> = self
                     .state
                     .vars
                     .keys()
@@ -791,6 +791,7 @@ impl Interp<'_> {
                     .filter(|n| n.starts_with(prefix.as_str()))
                     .cloned()
                     .collect();
+                names.sort();
                 self.push_value(Value::Fields(names, *concatenate), quoted, out);
             }
             ParameterExpr::MemberKeys { variable_name, concatenate }

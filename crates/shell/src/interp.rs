@@ -751,7 +751,9 @@ impl Interp<'_> {
                 argv.push(self.process_substitution(kind, sub, io));
             }
             let expanded = match assignment {
-                Some(a) if argv.first().is_some_and(|c| is_declaration(c)) => {
+                // Only a declaration builtin named literally (`typeset x=$y`,
+                // not `$cmd x=$y`) takes assignments unsplit.
+                Some(a) if words.first().is_some_and(|(w, _)| is_declaration(&w.value)) => {
                     self.assignment_text(a, &argv).map(|s| vec![s])
                 }
                 _ => self.expand_fields(&word.value),

@@ -321,7 +321,8 @@ impl State {
         array.resolve(key.trim().parse().ok()?).and_then(|i| array.get(i)).map(String::as_str)
     }
 
-    fn get_own(&self, name: &str) -> Option<&str> {
+    /// A variable's own value, not through a name reference.
+    pub fn get_own(&self, name: &str) -> Option<&str> {
         for frame in self.locals.iter().rev() {
             if let Some(slot) = frame.get(name) {
                 return slot.as_ref().map(|v| v.value.as_str());

@@ -24,6 +24,7 @@ fn line(name: &str, value: &str) -> String {
 }
 
 fn alias(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = args.strip_prefix(&["--".to_string()][..]).unwrap_or(args);
     let args: Vec<&String> = args.iter().filter(|a| *a != "-p").collect();
     if args.is_empty() {
         let text: String = ctx.state().aliases.iter().map(|(n, v)| line(n, v)).collect();
@@ -51,6 +52,7 @@ fn alias(ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 fn unalias(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = args.strip_prefix(&["--".to_string()][..]).unwrap_or(args);
     if args.first().is_some_and(|a| a == "-a") {
         ctx.state().aliases.clear();
         return 0;

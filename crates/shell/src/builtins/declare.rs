@@ -54,6 +54,9 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
                 continue;
             }
         }
+        if a == "--" && names.is_empty() {
+            continue;
+        }
         match a.strip_prefix('-') {
             Some(flags) if !flags.is_empty() && !a.contains('=') && names.is_empty() => {
                 for c in flags.chars() {
@@ -85,7 +88,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         return functions(ctx, &names, kind == 'F');
     }
     if (f.print || names.is_empty()) && off.is_empty() {
-        return print(ctx, &names);
+        return print(ctx, &names, &f);
     }
     let in_function = !ctx.state().locals.is_empty() && !f.global;
     let mut status = 0;
@@ -224,7 +227,9 @@ fn remove_attributes(state: &mut State, name: &str, off: &str) {
 
 /// `declare -p [NAME...]`: every variable (or those named) as a `declare`
 /// command that recreates it.
-fn print(ctx: &mut Ctx, names: &[String]) -> i32 {
+/// Without names, `-a`, `-A`, `-i`, `-n`, `-r`, `-x`, `-l`, `-u` keep the
+/// variables that have all of those attributes.
+fn print(ctx: &mut Ctx, names: &[String], only: &Flags) -> i32 {
     let mut status = 0;
     let mut text = String::new();
     let state = ctx.state();
@@ -233,6 +238,17 @@ fn print(ctx: &mut Ctx, names: &[String]) -> i32 {
             state.vars.keys().chain(state.arrays.keys()).chain(state.assoc.keys()).cloned().collect();
         all.sort();
         all.dedup();
+        all.retain(|name| {
+            let attrs = state.attrs.get(name.as_str()).copied().unwrap_or_default();
+            (!only.array || state.arrays.contains_key(name))
+                && (!only.assoc || state.assoc.contains_key(name))
+                && (!only.integer || attrs.integer)
+                && (!only.nameref || attrs.nameref)
+                && (!only.lower || attrs.lower)
+                && (!only.upper || attrs.upper)
+                && (!only.readonly || state.readonly.contains(name))
+                && (!only.export || state.vars.get(name).is_some_and(|v| v.exported))
+        });
         all
     } else {
         names.to_vec()
@@ -284,6 +300,7 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
         let mut f = String::from(kind);
         for (on, c) in [
             (attrs.integer, 'i'),
+            (attrs.nameref, 'n'),
             (state.readonly.contains(name), 'r'),
             (exported, 'x'),
             (attrs.lower, 'l'),
@@ -308,7 +325,9 @@ pub(crate) fn declaration(state: &State, name: &str) -> Option<String> {
         };
         return Some(format!("declare {} {name}{value}\n", flags(kind)));
     }
-    match state.get(name) {
+    // A name reference shows what it refers to, not that variable's value.
+    let value = if attrs.nameref { state.get_own(name) } else { state.get(name) };
+    match value {
         Some(value) if !state.pending_export.contains(name) => {
             Some(format!("declare {} {name}={}\n", flags(""), value_text(value)))
         }
