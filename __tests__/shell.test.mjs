@@ -20,9 +20,10 @@ test("a script's stdout, stderr and exit status are its own", async () => {
     exitCode: 3,
   });
   assert.equal(r.value, undefined);
+  // As in bash, the commands before the one that does not parse run.
   const syntax = await sb.run("echo start\nif true; then\n", sh);
   assert.deepEqual(outcome(syntax), {
-    stdout: "",
+    stdout: "start\n",
     stderr: "cordon: line 3: syntax error: unexpected end of file\n",
     exitCode: 2,
   });

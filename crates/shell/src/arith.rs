@@ -33,7 +33,11 @@ impl Interp<'_> {
         if !text.contains(['$', '`', '\'', '"', '\\']) {
             return Ok(text.to_string());
         }
-        // Arithmetic text expands like a double-quoted string.
+        // Arithmetic text expands like a double-quoted string; quotes in it
+        // are removed (`$(( "1 + 2" * 3 ))`, `A['k']`).
+        if text.contains('"') || (text.contains('\'') && quotes_only_in_subscripts(text)) {
+            return self.expand_string(text);
+        }
         self.expand_heredoc(text)
     }
 
@@ -359,4 +363,19 @@ fn numbers(text: &str) -> Result<String, (usize, String, &'static str)> {
         }
     }
     Ok(out)
+}
+
+/// Whether every single quote of `text` is inside `[…]` (`A['k']`): bash
+/// refuses single quotes elsewhere in arithmetic.
+fn quotes_only_in_subscripts(text: &str) -> bool {
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            '\'' if depth == 0 => return false,
+            _ => {}
+        }
+    }
+    true
 }

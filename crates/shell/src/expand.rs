@@ -263,7 +263,13 @@ impl Interp<'_> {
                     Self::push_text(out, &text, quoted, !quoted);
                 }
                 WordPiece::ArithmeticExpression(expr) => {
-                    let value = self.arith_text(&expr.value)?;
+                    // An error in `$(( ))` drops the rest of the top-level command.
+                    let value = self.arith_text(&expr.value).inspect_err(|e| {
+                        let ExpandError::Reported { status, .. } = e;
+                        if self.flow.is_none() {
+                            self.flow = Some(crate::interp::Flow::Abort(*status));
+                        }
+                    })?;
                     Self::push_text(out, &value.to_string(), quoted, !quoted);
                 }
             }

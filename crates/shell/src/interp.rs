@@ -23,6 +23,10 @@ pub(crate) enum Flow {
     Continue(u32),
     Return(i32),
     Exit(i32),
+    /// An expansion error (`$(( 1/0 ))`): bash drops the rest of the
+    /// top-level command it was running (the rest of its line) and goes on
+    /// with the next one; a subshell ends.
+    Abort(i32),
 }
 
 pub struct Interp<'a> {
@@ -43,6 +47,9 @@ pub struct Interp<'a> {
     pub(crate) loops: u32,
     /// Standard error of the command being expanded (for expansion errors).
     pub(crate) err: Output,
+    /// The nesting depth of the running script's own top level (`sh -c`
+    /// and script files start a new one).
+    pub(crate) top_depth: usize,
     /// Standard input and descriptors 3 and up of the simple command being
     /// expanded: its command substitutions read and write them.
     pub(crate) subst_io: Option<(crate::io::InputRef, crate::fds::Fds)>,
@@ -164,6 +171,7 @@ pub(crate) fn run_script(
         loops: 0,
         err: err.clone(),
         subst_io: None,
+        top_depth: 0,
         subst_status: None,
         random: seed | 1,
         aborted: false,
@@ -182,7 +190,7 @@ pub(crate) fn run_script(
     };
     let status = interp.run_source(script, &io);
     let status = match interp.flow.take() {
-        Some(Flow::Exit(code)) => code,
+        Some(Flow::Exit(code) | Flow::Abort(code)) => code,
         _ => status,
     };
     let status = interp.exit_trap(status, &io);
@@ -226,6 +234,12 @@ impl Interp<'_> {
         let mut status = 0;
         for command in &program.complete_commands {
             status = self.exec_list_at(command, io, base);
+            if let (Some(Flow::Abort(code)), true) = (self.flow, self.depth == self.top_depth) {
+                // The script's own top level goes on with its next command.
+                self.flow = None;
+                status = code;
+                self.state.last_status = code;
+            }
             if self.flow.is_some() {
                 break;
             }
@@ -343,7 +357,7 @@ impl Interp<'_> {
         let mut status = f(self);
         self.flush_exec_files();
         self.exec_io.truncate(exec_io);
-        if let Some(Flow::Exit(code)) = self.flow {
+        if let Some(Flow::Exit(code) | Flow::Abort(code)) = self.flow {
             status = code;
         }
         self.flow = if self.aborted { Some(Flow::Exit(status)) } else { None };
@@ -523,16 +537,22 @@ impl Interp<'_> {
     fn exec_arith_for(&mut self, clause: &ast::ArithmeticForClauseCommand, io: &Io) -> i32 {
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
         let mut status = 0;
-        if let Some(init) = &clause.initializer {
-            if let Err(e) = self.arith_text(&init.value) {
+        // An empty part is skipped; an empty condition is true.
+        let part = |w: &Option<ast::UnexpandedArithmeticExpr>| {
+            w.as_ref().map(|w| w.value.clone()).filter(|v| !v.trim().is_empty())
+        };
+        let (initializer, condition, updater) =
+            (part(&clause.initializer), part(&clause.condition), part(&clause.updater));
+        if let Some(init) = &initializer {
+            if let Err(e) = self.arith_text(init) {
                 self.err = saved;
                 return self.expansion_failed(e);
             }
         }
         self.loops += 1;
         loop {
-            if let Some(cond) = &clause.condition {
-                match self.arith_text(&cond.value) {
+            if let Some(cond) = &condition {
+                match self.arith_text(cond) {
                     Ok(0) => break,
                     Ok(_) => {}
                     Err(e) => {
@@ -545,8 +565,8 @@ impl Interp<'_> {
             if self.leave_loop() {
                 break;
             }
-            if let Some(update) = &clause.updater {
-                if let Err(e) = self.arith_text(&update.value) {
+            if let Some(update) = &updater {
+                if let Err(e) = self.arith_text(update) {
                     status = self.expansion_failed(e);
                     break;
                 }
@@ -1168,8 +1188,10 @@ impl Interp<'_> {
             me.state.positional = args;
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
+            let saved_top = std::mem::replace(&mut me.top_depth, me.depth);
             let status = me.run_source(script, io);
             let status = me.end_subshell(status, io);
+            me.top_depth = saved_top;
             me.name = saved_name;
             me.line = saved_line;
             me.depth -= 1;

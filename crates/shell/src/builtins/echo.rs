@@ -102,6 +102,24 @@ fn unescape(arg: &str, out: &mut Vec<u8>) -> bool {
                     out.push((n & 0xff) as u8);
                 }
             }
+            b'u' | b'U' => {
+                // `\uHHHH`, `\UHHHHHHHH`: a character, as UTF-8.
+                let max = if e == b'u' { 4 } else { 8 };
+                let mut n: u32 = 0;
+                let mut k = 0;
+                while k < max && i < bytes.len() && bytes[i].is_ascii_hexdigit() {
+                    n = n * 16 + char::from(bytes[i]).to_digit(16).unwrap_or(0);
+                    i += 1;
+                    k += 1;
+                }
+                match char::from_u32(n).filter(|_| k > 0) {
+                    Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                    None => {
+                        out.push(b'\\');
+                        out.push(e);
+                    }
+                }
+            }
             other => {
                 out.push(b'\\');
                 out.push(other);

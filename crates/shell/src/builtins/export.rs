@@ -82,6 +82,13 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             continue;
         }
         if unexport {
+            // `export -n x=v`: assigned, and no longer exported.
+            if let Some(v) = value {
+                if !ctx.state().set(&name, v) {
+                    ctx.shell_error(&format!("{name}: readonly variable"));
+                    status = 1;
+                }
+            }
             if let Some(var) = ctx.state().vars.get_mut(&name) {
                 var.exported = false;
             }

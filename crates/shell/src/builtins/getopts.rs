@@ -78,6 +78,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             };
         }
     }
+    if matches!(result, Step::End) {
+        // Past the end (the parameters changed): bash points OPTIND just after them.
+        optind = optind.min(argv.len() + 1);
+    }
     ctx.state().getopts_pos = (optind, pos);
     ctx.state().set("OPTIND", optind.to_string());
     let program = ctx.interp.name.clone();

@@ -25,6 +25,20 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         ctx.err("source: usage: source filename [arguments]\n");
         return 2;
     };
+    // A name without a slash is looked for along PATH first (files only).
+    let found;
+    let path = if path.contains('/') {
+        path
+    } else {
+        let dirs: Vec<String> =
+            ctx.state().get("PATH").unwrap_or_default().split(':').map(str::to_string).collect();
+        found = dirs
+            .iter()
+            .filter(|d| !d.is_empty())
+            .map(|d| format!("{}/{path}", d.trim_end_matches('/')))
+            .find(|p| ctx.interp.sys.stat(p).is_ok_and(|m| m.kind == crate::system::Kind::File));
+        found.as_ref().unwrap_or(path)
+    };
     let script = match ctx.read_input(path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) => {

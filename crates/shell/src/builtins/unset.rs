@@ -12,6 +12,9 @@ pub const BUILTIN: Builtin = Builtin {
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut functions = false;
+    // `-v`: variables only (without it, a name that is no variable may be
+    // a function).
+    let mut variables = false;
     // `-n`: a name reference itself, not what it refers to.
     let mut reference = false;
     let mut status = 0;
@@ -25,18 +28,19 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         };
         match a.as_str() {
             "-f" => functions = true,
-            "-v" => functions = false,
+            "-v" => (functions, variables) = (false, true),
             "-n" => reference = true,
             element if !functions && element.ends_with(']') && element.contains('[') => {
                 status |= unset_element(ctx, element);
             }
             name => {
+                let was_variable = ctx.state().is_set(name) || ctx.state().is_array(name);
                 if functions {
                     ctx.state().functions.remove(name);
                 } else if !ctx.state().unset(name) {
                     ctx.shell_error(&format!("unset: {name}: cannot unset: readonly variable"));
                     status = 1;
-                } else if ctx.state().get(name).is_none() {
+                } else if !variables && !was_variable {
                     ctx.state().functions.remove(name);
                 }
             }
