@@ -174,8 +174,10 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             }
             None => None,
         };
-        let already_local = ctx.state().locals.last().is_some_and(|frame| frame.contains_key(&name));
-        if in_function && !attributed && !ctx.state().is_array(&name) && !(already_local && value.is_none()) {
+        // `local x` again keeps the value `local x=v` gave.
+        let keep =
+            value.is_none() && ctx.state().locals.last().is_some_and(|frame| frame.contains_key(&name));
+        if in_function && !attributed && !ctx.state().is_array(&name) && !keep {
             ctx.state().local(&name, value);
         } else if let Some(v) = value {
             ctx.state().set(&name, v);
