@@ -235,8 +235,9 @@ impl Interp<'_> {
         for command in &program.complete_commands {
             status = self.exec_list_at(command, io, base);
             if let (Some(Flow::Abort(code)), true) = (self.flow, self.depth == self.top_depth) {
-                // The script's own top level goes on with its next command.
-                self.flow = None;
+                // The script's own top level goes on with its next command
+                // (unless `set -e`).
+                self.flow = self.state.options.errexit.then_some(Flow::Exit(code));
                 status = code;
                 self.state.last_status = code;
             }
@@ -790,6 +791,10 @@ impl Interp<'_> {
         if argv.is_empty() {
             for a in assignments {
                 if let Err(status) = self.assign(a, false) {
+                    // Assigning a readonly variable drops the rest of the line.
+                    if self.is_readonly(a) && self.flow.is_none() {
+                        self.flow = Some(Flow::Abort(status));
+                    }
                     return status;
                 }
                 self.trace_assignment(assignment_name(a), io);
@@ -804,6 +809,10 @@ impl Interp<'_> {
             let name = assignment_name(a).to_string();
             saved.push((name.clone(), self.state.vars.get(&name).cloned()));
             if let Err(status) = self.assign(a, true) {
+                // A readonly one is reported and left out; the command runs.
+                if self.is_readonly(a) {
+                    continue;
+                }
                 self.restore_vars(saved);
                 return status;
             }
@@ -831,6 +840,10 @@ impl Interp<'_> {
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
         self.restore_vars(saved);
         status
+    }
+
+    fn is_readonly(&self, a: &ast::Assignment) -> bool {
+        self.state.readonly.contains(&self.state.resolve_name(assignment_name(a)))
     }
 
     fn restore_vars(&mut self, saved: Vec<(String, Option<Var>)>) {

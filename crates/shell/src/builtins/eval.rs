@@ -27,7 +27,12 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let io = ctx.io.clone();
     let line = ctx.interp.line;
     ctx.interp.depth += 1;
-    let status = ctx.interp.run_source(&code, &io);
+    let mut status = ctx.interp.run_source(&code, &io);
+    // An expansion error ends the eval'd text, not its caller's line.
+    if let Some(crate::interp::Flow::Abort(code)) = ctx.interp.flow {
+        ctx.interp.flow = None;
+        status = code;
+    }
     ctx.interp.depth -= 1;
     ctx.interp.line = line;
     status
