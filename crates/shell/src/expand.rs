@@ -78,6 +78,16 @@ impl Value {
 impl Interp<'_> {
     /// Expands a word into fields (arguments of a command, `for` values).
     pub(crate) fn expand_fields(&mut self, raw: &str) -> Result<Vec<String>, ExpandError> {
+        // `x=~/a:~/b` as an argument: bash expands its tildes as in an
+        // assignment.
+        if let Some((name, value)) = raw.split_once('=') {
+            if value.starts_with('~')
+                && crate::builtins::valid_name(name)
+                && !value.contains(['\'', '"', '\\', '$', '`', '*', '?', '[', '{'])
+            {
+                return Ok(vec![format!("{name}={}", self.expand_assignment(value)?)]);
+            }
+        }
         let mut fields = Vec::new();
         for word in self.brace_expand(raw)? {
             let pieces = self.word_pieces(&word, false)?;
@@ -505,7 +515,7 @@ impl Interp<'_> {
         // Inside double quotes the word is read as double-quoted text:
         // single quotes there are literal (`"${x:-'a'}"` is `'a'`).
         let wrapped;
-        let source = if quoted && raw.contains('\'') {
+        let source = if quoted && raw.contains(['\'', '~']) {
             wrapped = format!("\"{raw}\"");
             wrapped.as_str()
         } else {
@@ -1304,10 +1314,11 @@ pub(crate) fn ansi_c(s: &str) -> String {
                     out.push(c);
                 }
             }
-            Some('u') | Some('U') => {
+            Some(u @ ('u' | 'U')) => {
+                let max = if u == 'u' { 4 } else { 8 };
                 let mut n = 0u32;
                 let mut digits = 0;
-                while digits < 8 {
+                while digits < max {
                     match chars.peek().and_then(|c| c.to_digit(16)) {
                         Some(d) => {
                             n = n.saturating_mul(16).saturating_add(d);
@@ -1317,8 +1328,22 @@ pub(crate) fn ansi_c(s: &str) -> String {
                         None => break,
                     }
                 }
-                out.push(char::from_u32(n).unwrap_or('\u{FFFD}'));
+                if digits == 0 {
+                    out.push('\\');
+                    out.push(u);
+                } else {
+                    out.push(char::from_u32(n).unwrap_or('\u{FFFD}'));
+                }
             }
+            // `\cX`: the control character X & 0x1f.
+            Some('c') => match chars.next() {
+                Some(x) if x.is_ascii() => out.push(char::from(x as u8 & 0x1f)),
+                Some(x) => {
+                    out.push_str("\\c");
+                    out.push(x);
+                }
+                None => out.push_str("\\c"),
+            },
             Some(d @ '0'..='7') => {
                 let mut n = d.to_digit(8).unwrap_or(0);
                 for _ in 0..2 {

@@ -999,7 +999,7 @@ impl Interp<'_> {
                 if self.state.assoc.contains_key(&name) =>
             {
                 let key = self.expand_string(index).map_err(|e| self.expansion_failed(e))?;
-                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
                 if key.is_empty() {
                     self.report(&format!("{name}[{index}]: bad array subscript"));
                     return Err(1);
@@ -1072,7 +1072,7 @@ impl Interp<'_> {
             }
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
                 let index = self.subscript(index).map_err(|e| self.expansion_failed(e))?;
-                let value = self.expand_string(&w.value).map_err(|e| self.expansion_failed(e))?;
+                let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
                 let resolved = match self.state.arrays.get(&name) {
                     Some(array) => array.resolve(index),
                     None => usize::try_from(index).ok(),

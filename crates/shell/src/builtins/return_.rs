@@ -24,7 +24,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     };
     if ctx.interp.depth == 0 && ctx.state().locals.is_empty() {
         ctx.shell_error("return: can only `return' from a function or sourced script");
-        return 1;
+        return 2;
     }
     ctx.interp.flow = Some(Flow::Return(code));
     code
