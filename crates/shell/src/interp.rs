@@ -325,7 +325,12 @@ impl Interp<'_> {
             let last = i + 1 == stages.len();
             let stdout = if last { io.stdout.clone() } else { output(Sink::Buffer(Vec::new())) };
             let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), ..io.clone() };
-            statuses.push(self.subshell(|me| me.exec_command(command, &stage)));
+            // `shopt -s lastpipe`: the last stage runs in this shell.
+            if last && self.state.options.shopt("lastpipe") {
+                statuses.push(self.exec_command(command, &stage));
+            } else {
+                statuses.push(self.subshell(|me| me.exec_command(command, &stage)));
+            }
             if !last {
                 let data = match &mut *stdout.borrow_mut() {
                     Sink::Buffer(buf) => std::mem::take(buf),
