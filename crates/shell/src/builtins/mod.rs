@@ -49,6 +49,7 @@ mod let_;
 mod ln;
 mod local;
 mod ls;
+mod mapfile;
 mod md5sum;
 mod mkdir;
 mod mktemp;
@@ -158,6 +159,7 @@ const BUILTINS: &[Builtin] = &[
     ln::BUILTIN,
     local::BUILTIN,
     ls::BUILTIN,
+    mapfile::MAPFILE,
     md5sum::BUILTIN,
     mkdir::BUILTIN,
     mktemp::BUILTIN,
@@ -172,6 +174,7 @@ const BUILTINS: &[Builtin] = &[
     dirs::PUSHD,
     pwd::BUILTIN,
     read::BUILTIN,
+    mapfile::READARRAY,
     readonly::BUILTIN,
     realpath::BUILTIN,
     return_::BUILTIN,
@@ -222,7 +225,7 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 const SHELL_ONLY: &[&str] = &[
     ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
     "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap",
-    "type", "typeset", "unalias", "unset", "let", "wait",
+    "type", "typeset", "unalias", "unset", "let", "wait", "mapfile", "readarray",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
