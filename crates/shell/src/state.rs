@@ -241,6 +241,8 @@ pub struct State {
     pub aliases: BTreeMap<String, String>,
     /// `umask` when set (`None`: bash's default, 022).
     pub umask: Option<u32>,
+    /// `complete` specifications, by command name, in the order given.
+    pub completions: Vec<(String, crate::builtins::compspec::CompSpec)>,
 }
 
 impl State {

@@ -55,9 +55,10 @@ fn run(ctx: &mut Ctx, name: &str, argv: &[String]) -> i32 {
     };
     let delim = parsed.value('d').map_or(b'\n', |d| d.as_bytes().first().copied().unwrap_or(0));
     let mut limits = [0usize; 3];
-    for (i, (opt, what)) in [('n', "invalid line count"), ('O', "invalid array origin"), ('s', "invalid line count")]
-        .into_iter()
-        .enumerate()
+    for (i, (opt, what)) in
+        [('n', "invalid line count"), ('O', "invalid array origin"), ('s', "invalid line count")]
+            .into_iter()
+            .enumerate()
     {
         if let Some(v) = parsed.value(opt) {
             match count(v) {
@@ -137,7 +138,7 @@ fn run(ctx: &mut Ctx, name: &str, argv: &[String]) -> i32 {
         let text = String::from_utf8_lossy(&line).into_owned();
         let index = origin + stored;
         if let Some(cb) = &callback {
-            if (stored + 1) % quantum == 0 {
+            if (stored + 1).is_multiple_of(quantum) {
                 let quoted = format!("'{}'", text.replace('\'', "'\\''"));
                 ctx.exec(&["eval".to_string(), format!("{cb} {index} {quoted}")], None);
             }

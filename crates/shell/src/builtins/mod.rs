@@ -20,7 +20,10 @@ mod colon;
 mod column;
 mod comm;
 mod command;
-mod common;
+pub(crate) mod common;
+mod compgen;
+mod complete;
+pub(crate) mod compspec;
 mod continue_;
 mod cp;
 mod cut;
@@ -31,6 +34,7 @@ mod dirname;
 mod dirs;
 mod du;
 mod echo;
+mod egrep;
 mod env;
 mod eval;
 mod exit;
@@ -131,6 +135,9 @@ const BUILTINS: &[Builtin] = &[
     column::BUILTIN,
     comm::BUILTIN,
     command::BUILTIN,
+    compgen::BUILTIN,
+    complete::COMPLETE,
+    complete::COMPOPT,
     continue_::BUILTIN,
     cp::BUILTIN,
     cut::BUILTIN,
@@ -141,12 +148,14 @@ const BUILTINS: &[Builtin] = &[
     dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
+    egrep::EGREP,
     env::BUILTIN,
     eval::BUILTIN,
     exit::BUILTIN,
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
+    egrep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
@@ -223,9 +232,40 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
-    "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap",
-    "type", "typeset", "unalias", "unset", "let", "wait", "mapfile", "readarray",
+    ".",
+    ":",
+    "alias",
+    "break",
+    "cd",
+    "continue",
+    "declare",
+    "dirs",
+    "eval",
+    "exit",
+    "export",
+    "getopts",
+    "local",
+    "popd",
+    "pushd",
+    "read",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "trap",
+    "type",
+    "typeset",
+    "unalias",
+    "unset",
+    "let",
+    "wait",
+    "mapfile",
+    "readarray",
+    "compgen",
+    "complete",
+    "compopt",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
