@@ -463,7 +463,8 @@ fn action_words(ctx: &mut Ctx, action: &str, word: &str) -> Vec<String> {
 }
 
 /// The paths starting with `word` (only directories when `dirs`), the way
-/// readline completes file names: the directory part of `word` is kept.
+/// readline completes file names: the directory part of `word` is kept and
+/// hidden files are included.
 fn files(ctx: &mut Ctx, word: &str, dirs: bool) -> Vec<String> {
     let (dir, base) = match word.rfind('/') {
         Some(i) => (&word[..=i], &word[i + 1..]),
@@ -475,7 +476,7 @@ fn files(ctx: &mut Ctx, word: &str, dirs: bool) -> Vec<String> {
     };
     listing
         .into_iter()
-        .filter(|e| e.name.starts_with(base) && (base.starts_with('.') || !e.name.starts_with('.')))
+        .filter(|e| e.name.starts_with(base))
         .filter(|e| !dirs || e.kind == crate::system::Kind::Dir)
         .map(|e| format!("{dir}{}", e.name))
         .collect()

@@ -47,6 +47,7 @@ mod fold;
 mod getopts;
 mod grep;
 mod head;
+mod help;
 pub(crate) mod jq;
 mod js;
 mod let_;
@@ -162,6 +163,7 @@ const BUILTINS: &[Builtin] = &[
     getopts::BUILTIN,
     grep::BUILTIN,
     head::BUILTIN,
+    help::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
     let_::BUILTIN,
