@@ -785,6 +785,21 @@ impl Interp<'_> {
                         return Ok(());
                     }
                 }
+                if matches!(op, word::ParameterTransformOp::PromptExpand) {
+                    let value = match value {
+                        Value::Str(s) => Value::Str(crate::prompt::expand(self, &s)?),
+                        Value::Fields(items, join) => {
+                            let mut expanded = Vec::with_capacity(items.len());
+                            for s in items {
+                                expanded.push(crate::prompt::expand(self, &s)?);
+                            }
+                            Value::Fields(expanded, join)
+                        }
+                        Value::Unset => Value::Unset,
+                    };
+                    self.push_value(value, quoted, out);
+                    return Ok(());
+                }
                 let value = Self::map_value(value, |s| match op {
                     word::ParameterTransformOp::ToUpperCase => s.to_uppercase(),
                     word::ParameterTransformOp::ToLowerCase => s.to_lowercase(),

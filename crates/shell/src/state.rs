@@ -244,6 +244,8 @@ pub struct State {
     /// Declared without ever being given a value (`declare x`,
     /// `declare -a a`): `declare -p` shows them without `=`.
     pub declared: BTreeSet<String>,
+    /// `complete` specifications, by command name, in the order given.
+    pub completions: Vec<(String, crate::builtins::compspec::CompSpec)>,
 }
 
 impl State {

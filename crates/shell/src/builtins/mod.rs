@@ -21,7 +21,10 @@ mod colon;
 mod column;
 mod comm;
 mod command;
-mod common;
+pub(crate) mod common;
+mod compgen;
+mod complete;
+pub(crate) mod compspec;
 mod continue_;
 mod cp;
 mod cut;
@@ -33,6 +36,7 @@ mod dirname;
 mod dirs;
 mod du;
 mod echo;
+mod egrep;
 mod env;
 mod eval;
 mod exit;
@@ -46,6 +50,7 @@ mod fold;
 mod getopts;
 mod grep;
 mod head;
+mod help;
 pub(crate) mod jq;
 mod js;
 mod kill;
@@ -53,6 +58,7 @@ mod let_;
 mod ln;
 mod local;
 mod ls;
+mod mapfile;
 mod md5sum;
 mod mkdir;
 mod mktemp;
@@ -135,6 +141,9 @@ const BUILTINS: &[Builtin] = &[
     column::BUILTIN,
     comm::BUILTIN,
     command::BUILTIN,
+    compgen::BUILTIN,
+    complete::COMPLETE,
+    complete::COMPOPT,
     continue_::BUILTIN,
     cp::BUILTIN,
     cut::BUILTIN,
@@ -145,18 +154,21 @@ const BUILTINS: &[Builtin] = &[
     dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
+    egrep::EGREP,
     env::BUILTIN,
     eval::BUILTIN,
     exit::BUILTIN,
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
+    egrep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
     getopts::BUILTIN,
     grep::BUILTIN,
     head::BUILTIN,
+    help::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
     kill::BUILTIN,
@@ -164,6 +176,7 @@ const BUILTINS: &[Builtin] = &[
     ln::BUILTIN,
     local::BUILTIN,
     ls::BUILTIN,
+    mapfile::MAPFILE,
     md5sum::BUILTIN,
     mkdir::BUILTIN,
     mktemp::BUILTIN,
@@ -178,6 +191,7 @@ const BUILTINS: &[Builtin] = &[
     dirs::PUSHD,
     pwd::BUILTIN,
     read::BUILTIN,
+    mapfile::READARRAY,
     readonly::BUILTIN,
     realpath::BUILTIN,
     return_::BUILTIN,
@@ -227,9 +241,40 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
-    "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap",
-    "type", "typeset", "unalias", "unset", "let", "wait",
+    ".",
+    ":",
+    "alias",
+    "break",
+    "cd",
+    "continue",
+    "declare",
+    "dirs",
+    "eval",
+    "exit",
+    "export",
+    "getopts",
+    "local",
+    "popd",
+    "pushd",
+    "read",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "trap",
+    "type",
+    "typeset",
+    "unalias",
+    "unset",
+    "let",
+    "wait",
+    "mapfile",
+    "readarray",
+    "compgen",
+    "complete",
+    "compopt",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also

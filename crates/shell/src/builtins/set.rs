@@ -27,7 +27,7 @@ fn option(ctx: &mut Ctx, name: &str, on: bool) -> bool {
 }
 
 /// `set -o`'s options: the ones above, and the rest fixed at bash's value.
-const LISTED: &[(&str, bool)] = &[
+pub(crate) const LISTED: &[(&str, bool)] = &[
     ("allexport", false),
     ("braceexpand", true),
     ("emacs", false),

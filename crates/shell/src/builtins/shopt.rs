@@ -13,7 +13,7 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 /// Every option bash 5.2 has, with its default in `bash -c`.
-const OPTIONS: &[(&str, bool)] = &[
+pub(crate) const OPTIONS: &[(&str, bool)] = &[
     ("autocd", false),
     ("assoc_expand_once", false),
     ("cdable_vars", false),
