@@ -62,6 +62,8 @@ pub struct Interp<'a> {
     pub(crate) running_trap: Vec<u32>,
     /// `((` or `let` while one evaluates: the prefix of arithmetic errors.
     pub(crate) arith_cmd: &'static str,
+    /// The last `$BASHPID` given to a subshell.
+    pub(crate) pids: u32,
 }
 
 /// The process substitutions among a command's words.
@@ -157,7 +159,14 @@ pub(crate) fn run_script(
         proc_pending: Vec::new(),
         running_trap: Vec::new(),
         arith_cmd: "",
+        pids: 1,
     };
+    if interp.state.started_ms == 0 {
+        interp.state.started_ms = seed;
+    }
+    // bash exports `PWD`, set from the working directory at startup.
+    let cwd = interp.sys.cwd();
+    interp.state.export("PWD", Some(cwd));
     let io = Io {
         stdin: input(stdin),
         stdout: output(Sink::Host(Stream::Stdout)),
@@ -309,6 +318,8 @@ impl Interp<'_> {
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
         self.state.traps.remove(&builtins::trap::EXIT);
+        self.pids += 1;
+        self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();
         let loops = std::mem::replace(&mut self.loops, 0);
         let exec_io = self.exec_io.len();
@@ -731,6 +742,7 @@ impl Interp<'_> {
                 self.trace_assignment(assignment_name(a), io);
             }
             let status = self.subst_status.unwrap_or(0);
+            self.state.last_arg = Some(String::new());
             return self.with_redirects(Some(redirects), io, |_, _| status);
         }
 
@@ -746,6 +758,7 @@ impl Interp<'_> {
             self.trace_assignment(assignment_name(a), io);
         }
         self.trace_command(&argv, io);
+        self.state.last_arg = argv.last().cloned();
         if argv.len() == 1 && argv.first().is_some_and(|a| a == "exec") {
             self.restore_vars(saved);
             return self.exec_redirects(redirects, io);

@@ -13,6 +13,7 @@ mod awk;
 mod base64;
 mod basename;
 mod break_;
+mod builtin_;
 mod cat;
 mod cd;
 mod chmod;
@@ -124,6 +125,7 @@ const BUILTINS: &[Builtin] = &[
     basename::BUILTIN,
     sh::BASH,
     break_::BUILTIN,
+    builtin_::BUILTIN,
     cat::BUILTIN,
     cd::BUILTIN,
     chmod::BUILTIN,
@@ -140,12 +142,14 @@ const BUILTINS: &[Builtin] = &[
     dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
+    grep::EGREP,
     env::BUILTIN,
     eval::BUILTIN,
     exit::BUILTIN,
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
+    grep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
@@ -220,9 +224,9 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// Builtins of the shell alone: not programs on a real system, so a real
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
-    ".", ":", "alias", "break", "cd", "continue", "declare", "dirs", "eval", "exit", "export", "getopts",
-    "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source", "trap",
-    "type", "typeset", "unalias", "unset", "let", "wait",
+    ".", ":", "alias", "break", "builtin", "cd", "continue", "declare", "dirs", "eval", "exit", "export",
+    "getopts", "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source",
+    "trap", "type", "typeset", "unalias", "unset", "let", "wait",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
