@@ -1003,16 +1003,35 @@ impl Interp<'_> {
             return 0;
         };
         if let Some(builtin) = builtins::find(name) {
+            // A file on `PATH` comes before a builtin that stands for a program.
+            if !builtins::is_shell_builtin(name) {
+                if let Some(path) = self.path_lookup(name, io) {
+                    let argv: Vec<String> =
+                        std::iter::once(path).chain(argv.iter().skip(1).cloned()).collect();
+                    return self.exec_file(&argv, io);
+                }
+            }
             let mut ctx = Ctx::new(self, io.clone());
             return builtins::run(builtin, &mut ctx, argv.get(1..).unwrap_or_default());
         }
         if name.contains('/') {
             return self.exec_file(argv, io);
         }
+        if let Some(path) = self.path_lookup(name, io) {
+            let argv: Vec<String> = std::iter::once(path).chain(argv.iter().skip(1).cloned()).collect();
+            return self.exec_file(&argv, io);
+        }
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
         self.report(&format!("{name}: command not found"));
         self.err = saved;
         127
+    }
+
+    /// The executable file `PATH` gives for `name` (a script in the
+    /// sandbox's file system).
+    fn path_lookup(&mut self, name: &str, io: &Io) -> Option<String> {
+        let mut ctx = Ctx::new(self, io.clone());
+        builtins::path_files(&mut ctx, name, false).into_iter().next()
     }
 
     /// `./script.sh args`: a shell script in the sandbox's file system runs

@@ -43,6 +43,7 @@ mod find;
 mod fold;
 mod getopts;
 mod grep;
+mod hash;
 mod head;
 pub(crate) mod jq;
 mod js;
@@ -94,6 +95,7 @@ mod uniq;
 mod unset;
 mod wait;
 mod wc;
+mod which;
 mod xargs;
 mod xxd;
 mod yes;
@@ -155,6 +157,7 @@ const BUILTINS: &[Builtin] = &[
     fold::BUILTIN,
     getopts::BUILTIN,
     grep::BUILTIN,
+    hash::BUILTIN,
     head::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
@@ -211,6 +214,7 @@ const BUILTINS: &[Builtin] = &[
     unset::BUILTIN,
     wait::BUILTIN,
     wc::BUILTIN,
+    which::BUILTIN,
     xargs::BUILTIN,
     xxd::BUILTIN,
     yes::BUILTIN,
@@ -225,8 +229,8 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 /// `xargs` cannot run them.
 const SHELL_ONLY: &[&str] = &[
     ".", ":", "alias", "break", "builtin", "cd", "continue", "declare", "dirs", "eval", "exit", "export",
-    "getopts", "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt", "source",
-    "trap", "type", "typeset", "unalias", "unset", "let", "wait",
+    "getopts", "hash", "local", "popd", "pushd", "read", "readonly", "return", "set", "shift", "shopt",
+    "source", "trap", "type", "typeset", "unalias", "unset", "let", "wait",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
@@ -294,6 +298,9 @@ pub fn run(builtin: &Builtin, ctx: &mut Ctx, args: &[String]) -> i32 {
     }
     (builtin.run)(ctx, args)
 }
+
+pub(crate) use builtin_::is_shell_builtin;
+pub(crate) use type_::path_files;
 
 /// Prints an option-parsing error and returns status 2.
 pub fn usage_error(ctx: &mut Ctx, message: &str) -> i32 {
