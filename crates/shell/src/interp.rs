@@ -291,6 +291,13 @@ impl Interp<'_> {
             let last = i + 1 == stages.len();
             let stdout = if last { io.stdout.clone() } else { output(Sink::Buffer(Vec::new())) };
             let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), ..io.clone() };
+            // The `DEBUG` action runs in the shell itself, before each simple stage.
+            if let ast::Command::Simple(simple) = command {
+                self.set_line(simple.location());
+                if !self.debug_trap(io) {
+                    break;
+                }
+            }
             statuses.push(self.subshell(|me| me.exec_command(command, &stage)));
             if !last {
                 let data = match &mut *stdout.borrow_mut() {
@@ -318,6 +325,7 @@ impl Interp<'_> {
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
         self.state.traps.remove(&builtins::trap::EXIT);
+        self.state.traps.remove(&builtins::trap::DEBUG);
         self.pids += 1;
         self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();
@@ -372,6 +380,9 @@ impl Interp<'_> {
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.set_line(Some(test.loc.clone()));
+                if !self.debug_trap(io) {
+                    return self.state.last_status;
+                }
                 self.with_redirects(redirects.as_ref().map(|r| r.0.as_slice()), io, |me, io| {
                     let saved = std::mem::replace(&mut me.err, io.stderr.clone());
                     let status = match me.extended_test(&test.expr) {
@@ -412,6 +423,9 @@ impl Interp<'_> {
             ast::CompoundCommand::WhileClause(clause) => self.exec_while(clause, io, true),
             ast::CompoundCommand::UntilClause(clause) => self.exec_while(clause, io, false),
             ast::CompoundCommand::Arithmetic(arith) => {
+                if !self.debug_trap(io) {
+                    return self.state.last_status;
+                }
                 let saved = std::mem::replace(&mut self.err, io.stderr.clone());
                 self.arith_cmd = "((";
                 let result = self.arith_text(&arith.expr.value);
@@ -483,7 +497,12 @@ impl Interp<'_> {
         self.err = saved;
         let mut status = 0;
         self.loops += 1;
+        let head = self.line;
         for value in values {
+            self.line = head;
+            if !self.debug_trap(io) {
+                break;
+            }
             if !self.state.set(&clause.variable_name, value) {
                 self.report(&format!("{}: readonly variable", clause.variable_name));
                 status = 1;
@@ -501,7 +520,12 @@ impl Interp<'_> {
     fn exec_arith_for(&mut self, clause: &ast::ArithmeticForClauseCommand, io: &Io) -> i32 {
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
         let mut status = 0;
+        let head = self.line;
         if let Some(init) = &clause.initializer {
+            if !self.debug_trap(io) {
+                self.err = saved;
+                return self.state.last_status;
+            }
             if let Err(e) = self.arith_text(&init.value) {
                 self.err = saved;
                 return self.expansion_failed(e);
@@ -509,7 +533,11 @@ impl Interp<'_> {
         }
         self.loops += 1;
         loop {
+            self.line = head;
             if let Some(cond) = &clause.condition {
+                if !self.debug_trap(io) {
+                    break;
+                }
                 match self.arith_text(&cond.value) {
                     Ok(0) => break,
                     Ok(_) => {}
@@ -523,7 +551,11 @@ impl Interp<'_> {
             if self.leave_loop() {
                 break;
             }
+            self.line = head;
             if let Some(update) = &clause.updater {
+                if !self.debug_trap(io) {
+                    break;
+                }
                 if let Err(e) = self.arith_text(&update.value) {
                     status = self.expansion_failed(e);
                     break;
@@ -536,6 +568,9 @@ impl Interp<'_> {
     }
 
     fn exec_case(&mut self, clause: &ast::CaseClauseCommand, io: &Io) -> i32 {
+        if !self.debug_trap(io) {
+            return self.state.last_status;
+        }
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
         let subject = match self.expand_string(&clause.value.value) {
             Ok(s) => s,
@@ -710,6 +745,9 @@ impl Interp<'_> {
         loc: Option<brush_parser::SourceSpan>,
     ) -> i32 {
         self.set_line(loc);
+        if !self.debug_trap(io) {
+            return self.state.last_status;
+        }
         self.err = io.stderr.clone();
         self.subst_status = None;
 
@@ -1104,6 +1142,7 @@ impl Interp<'_> {
             self.aborted = true;
             return 1;
         }
+        let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
         self.state.push_frame();
@@ -1123,7 +1162,7 @@ impl Interp<'_> {
             status = code;
         }
         self.state.last_status = status;
-        self.return_trap(io);
+        self.function_return_trap(return_action, io);
         status
     }
 
