@@ -1059,10 +1059,18 @@ impl Interp<'_> {
             let argv: Vec<String> = std::iter::once(path).chain(argv.iter().skip(1).cloned()).collect();
             return self.exec_file(&argv, io);
         }
+        let denied = builtins::path_non_executable(&mut Ctx::new(self, io.clone()), name);
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
-        self.report(&format!("{name}: command not found"));
+        match &denied {
+            Some(path) => self.report(&format!("{path}: Permission denied")),
+            None => self.report(&format!("{name}: command not found")),
+        }
         self.err = saved;
-        127
+        if denied.is_some() {
+            126
+        } else {
+            127
+        }
     }
 
     /// The executable file `PATH` gives for `name` (a script in the

@@ -300,7 +300,7 @@ pub fn run(builtin: &Builtin, ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 pub(crate) use builtin_::is_shell_builtin;
-pub(crate) use type_::path_files;
+pub(crate) use type_::{path_files, path_non_executable};
 
 /// Prints an option-parsing error and returns status 2.
 pub fn usage_error(ctx: &mut Ctx, message: &str) -> i32 {

@@ -56,6 +56,23 @@ pub(crate) fn function_text(ctx: &mut Ctx, name: &str) -> Option<String> {
     Some(format!("{name} () \n{body}\n"))
 }
 
+/// A file called `name` on `PATH` that is not executable: running `name`
+/// then fails with "Permission denied", as in bash.
+pub(crate) fn path_non_executable(ctx: &mut Ctx, name: &str) -> Option<String> {
+    let path = ctx.state().get("PATH").unwrap_or_default().to_string();
+    path.split(':')
+        .map(
+            |dir| {
+                if dir.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{}/{name}", dir.trim_end_matches('/'))
+                }
+            },
+        )
+        .find(|candidate| ctx.sys().stat(candidate).is_ok_and(|m| m.kind == Kind::File))
+}
+
 /// The executable files `name` stands for: itself when it has a `/`, else
 /// each `PATH` directory's (all of them, or the first).
 pub(crate) fn path_files(ctx: &mut Ctx, name: &str, all: bool) -> Vec<String> {
@@ -86,8 +103,11 @@ pub(crate) fn path_files(ctx: &mut Ctx, name: &str, all: bool) -> Vec<String> {
 /// Every way `name` can run, in bash's order (the first one runs).
 pub(crate) fn lookup(ctx: &mut Ctx, name: &str, all: bool, functions: bool) -> Vec<Found> {
     let mut found = Vec::new();
-    if let Some(value) = ctx.state().aliases.get(name) {
-        found.push(Found::Alias(value.clone()));
+    // Aliases count only where they expand (`shopt -s expand_aliases`).
+    if ctx.state().options.shopt("expand_aliases") {
+        if let Some(value) = ctx.state().aliases.get(name) {
+            found.push(Found::Alias(value.clone()));
+        }
     }
     if KEYWORDS.contains(&name) {
         found.push(Found::Keyword);
