@@ -87,7 +87,10 @@ impl Interp<'_> {
     }
 
     fn arith_var(&mut self, name: &str, depth: u32) -> Result<i64, ExpandError> {
-        let value = self.state.get(name).map(str::to_string);
+        let value = match self.state.get(name) {
+            Some(v) => Some(v.to_string()),
+            None => self.dynamic_var(name),
+        };
         match value {
             None => {
                 if self.state.options.nounset {

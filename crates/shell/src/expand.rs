@@ -371,7 +371,12 @@ impl Interp<'_> {
             self.report(&format!("warning: {name}: circular name reference"));
             return Value::Unset;
         }
-        match name {
+        self.dynamic_var(name).map_or(Value::Unset, Value::Str)
+    }
+
+    /// The variables computed when read (`$RANDOM`, `$LINENO`, `$_`, …).
+    pub(crate) fn dynamic_var(&mut self, name: &str) -> Option<String> {
+        let value = match name {
             "RANDOM" => {
                 // xorshift: bash's $RANDOM is not cryptographic either.
                 self.random ^= self.random << 13;
@@ -380,14 +385,22 @@ impl Interp<'_> {
                 Value::Str((self.random % 32768).to_string())
             }
             "LINENO" => Value::Str(self.line.to_string()),
-            "PWD" => Value::Str(self.sys.cwd()),
             "EPOCHSECONDS" => Value::Str((self.sys.now_ms() / 1000).to_string()),
             "EPOCHREALTIME" => {
                 let ms = self.sys.now_ms();
                 Value::Str(format!("{}.{:03}000", ms / 1000, ms % 1000))
             }
             "BASH_VERSION" => Value::Str("5.2.15(1)-release".into()),
+            "_" => Value::Str(self.state.last_arg.clone().unwrap_or_else(|| self.name.clone())),
+            "BASHPID" => Value::Str(self.state.bashpid.max(1).to_string()),
+            "SECONDS" => {
+                Value::Str((self.sys.now_ms().saturating_sub(self.state.started_ms) / 1000).to_string())
+            }
             _ => Value::Unset,
+        };
+        match value {
+            Value::Str(s) => Some(s),
+            _ => None,
         }
     }
 

@@ -72,6 +72,8 @@ pub struct Interp<'a> {
     pub(crate) running_trap: Vec<u32>,
     /// `((` or `let` while one evaluates: the prefix of arithmetic errors.
     pub(crate) arith_cmd: &'static str,
+    /// The last `$BASHPID` given to a subshell.
+    pub(crate) pids: u32,
 }
 
 /// The process substitutions among a command's words.
@@ -181,7 +183,14 @@ pub(crate) fn run_script(
         proc_pending: Vec::new(),
         running_trap: Vec::new(),
         arith_cmd: "",
+        pids: 1,
     };
+    if interp.state.started_ms == 0 {
+        interp.state.started_ms = seed;
+    }
+    // bash exports `PWD`, set from the working directory at startup.
+    let cwd = interp.sys.cwd();
+    interp.state.export("PWD", Some(cwd));
     let io = Io {
         stdin: input(stdin),
         stdout: output(Sink::Host(Stream::Stdout)),
@@ -325,6 +334,13 @@ impl Interp<'_> {
             let last = i + 1 == stages.len();
             let stdout = if last { io.stdout.clone() } else { output(Sink::Buffer(Vec::new())) };
             let stage = Io { stdin: stdin.clone(), stdout: stdout.clone(), ..io.clone() };
+            // The `DEBUG` action runs in the shell itself, before each simple stage.
+            if let ast::Command::Simple(simple) = command {
+                self.set_line(simple.location());
+                if !self.debug_trap(io) {
+                    break;
+                }
+            }
             // `shopt -s lastpipe`: the last stage runs in this shell.
             if last && self.state.options.shopt("lastpipe") {
                 statuses.push(self.exec_command(command, &stage));
@@ -357,6 +373,9 @@ impl Interp<'_> {
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
         self.state.traps.remove(&builtins::trap::EXIT);
+        self.state.traps.remove(&builtins::trap::DEBUG);
+        self.pids += 1;
+        self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();
         let loops = std::mem::replace(&mut self.loops, 0);
         let exec_io = self.exec_io.len();
@@ -409,6 +428,9 @@ impl Interp<'_> {
             }
             ast::Command::ExtendedTest(test, redirects) => {
                 self.set_line(Some(test.loc.clone()));
+                if !self.debug_trap(io) {
+                    return self.state.last_status;
+                }
                 self.with_redirects(redirects.as_ref().map(|r| r.0.as_slice()), io, |me, io| {
                     let saved = std::mem::replace(&mut me.err, io.stderr.clone());
                     let status = match me.extended_test(&test.expr) {
@@ -449,6 +471,9 @@ impl Interp<'_> {
             ast::CompoundCommand::WhileClause(clause) => self.exec_while(clause, io, true),
             ast::CompoundCommand::UntilClause(clause) => self.exec_while(clause, io, false),
             ast::CompoundCommand::Arithmetic(arith) => {
+                if !self.debug_trap(io) {
+                    return self.state.last_status;
+                }
                 let saved = std::mem::replace(&mut self.err, io.stderr.clone());
                 self.arith_cmd = "((";
                 let result = self.arith_text(&arith.expr.value);
@@ -525,7 +550,12 @@ impl Interp<'_> {
         self.err = saved;
         let mut status = 0;
         self.loops += 1;
+        let head = self.line;
         for value in values {
+            self.line = head;
+            if !self.debug_trap(io) {
+                break;
+            }
             if !self.state.set(&clause.variable_name, value) {
                 self.report(&format!("{}: readonly variable", clause.variable_name));
                 status = 1;
@@ -549,7 +579,12 @@ impl Interp<'_> {
         };
         let (initializer, condition, updater) =
             (part(&clause.initializer), part(&clause.condition), part(&clause.updater));
+        let head = self.line;
         if let Some(init) = &initializer {
+            if !self.debug_trap(io) {
+                self.err = saved;
+                return self.state.last_status;
+            }
             if let Err(e) = self.arith_text(init) {
                 self.err = saved;
                 return self.expansion_failed(e);
@@ -557,7 +592,11 @@ impl Interp<'_> {
         }
         self.loops += 1;
         loop {
+            self.line = head;
             if let Some(cond) = &condition {
+                if !self.debug_trap(io) {
+                    break;
+                }
                 match self.arith_text(cond) {
                     Ok(0) => break,
                     Ok(_) => {}
@@ -571,7 +610,11 @@ impl Interp<'_> {
             if self.leave_loop() {
                 break;
             }
+            self.line = head;
             if let Some(update) = &updater {
+                if !self.debug_trap(io) {
+                    break;
+                }
                 if let Err(e) = self.arith_text(update) {
                     status = self.expansion_failed(e);
                     break;
@@ -584,6 +627,9 @@ impl Interp<'_> {
     }
 
     fn exec_case(&mut self, clause: &ast::CaseClauseCommand, io: &Io) -> i32 {
+        if !self.debug_trap(io) {
+            return self.state.last_status;
+        }
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
         let subject = match self.expand_string(&clause.value.value) {
             Ok(s) => s,
@@ -766,6 +812,9 @@ impl Interp<'_> {
         loc: Option<brush_parser::SourceSpan>,
     ) -> i32 {
         self.set_line(loc);
+        if !self.debug_trap(io) {
+            return self.state.last_status;
+        }
         self.err = io.stderr.clone();
         self.subst_io = Some((io.stdin.clone(), io.fds.clone()));
         self.subst_status = None;
@@ -805,6 +854,7 @@ impl Interp<'_> {
                 self.trace_assignment(assignment_name(a), io);
             }
             let status = self.subst_status.unwrap_or(0);
+            self.state.last_arg = Some(String::new());
             return self.with_redirects(Some(redirects), io, |_, _| status);
         }
 
@@ -824,6 +874,7 @@ impl Interp<'_> {
             self.trace_assignment(assignment_name(a), io);
         }
         self.trace_command(&argv, io);
+        self.state.last_arg = argv.last().cloned();
         if argv.first().is_some_and(|a| a == "exec") {
             let command = match argv.get(1).map(String::as_str) {
                 Some("--") => &argv[2..],
@@ -1145,16 +1196,43 @@ impl Interp<'_> {
             return 0;
         };
         if let Some(builtin) = builtins::find(name) {
+            // A file on `PATH` comes before a builtin that stands for a program.
+            if !builtins::is_shell_builtin(name) {
+                if let Some(path) = self.path_lookup(name, io) {
+                    let argv: Vec<String> =
+                        std::iter::once(path).chain(argv.iter().skip(1).cloned()).collect();
+                    return self.exec_file(&argv, io);
+                }
+            }
             let mut ctx = Ctx::new(self, io.clone());
             return builtins::run(builtin, &mut ctx, argv.get(1..).unwrap_or_default());
         }
         if name.contains('/') {
             return self.exec_file(argv, io);
         }
+        if let Some(path) = self.path_lookup(name, io) {
+            let argv: Vec<String> = std::iter::once(path).chain(argv.iter().skip(1).cloned()).collect();
+            return self.exec_file(&argv, io);
+        }
+        let denied = builtins::path_non_executable(&mut Ctx::new(self, io.clone()), name);
         let saved = std::mem::replace(&mut self.err, io.stderr.clone());
-        self.report(&format!("{name}: command not found"));
+        match &denied {
+            Some(path) => self.report(&format!("{path}: Permission denied")),
+            None => self.report(&format!("{name}: command not found")),
+        }
         self.err = saved;
-        127
+        if denied.is_some() {
+            126
+        } else {
+            127
+        }
+    }
+
+    /// The executable file `PATH` gives for `name` (a script in the
+    /// sandbox's file system).
+    fn path_lookup(&mut self, name: &str, io: &Io) -> Option<String> {
+        let mut ctx = Ctx::new(self, io.clone());
+        builtins::path_files(&mut ctx, name, false).into_iter().next()
     }
 
     /// `./script.sh args`: a shell script in the sandbox's file system runs
@@ -1229,6 +1307,7 @@ impl Interp<'_> {
             self.aborted = true;
             return 1;
         }
+        let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
         self.state.push_frame();
@@ -1248,7 +1327,7 @@ impl Interp<'_> {
             status = code;
         }
         self.state.last_status = status;
-        self.return_trap(io);
+        self.function_return_trap(return_action, io);
         status
     }
 

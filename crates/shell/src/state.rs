@@ -246,6 +246,12 @@ pub struct State {
     pub declared: BTreeSet<String>,
     /// `complete` specifications, by command name, in the order given.
     pub completions: Vec<(String, crate::builtins::compspec::CompSpec)>,
+    /// `$_`: the last argument of the previous simple command.
+    pub last_arg: Option<String>,
+    /// `$BASHPID` of this (sub)shell (0: the main shell's, `$$`).
+    pub bashpid: u32,
+    /// When the session started, for `$SECONDS` (milliseconds).
+    pub started_ms: u64,
 }
 
 impl State {
@@ -261,8 +267,13 @@ impl State {
         ] {
             state.vars.insert(name.into(), Var { value: value.into(), exported: true });
         }
-        for (name, value) in [("IFS", " \t\n"), ("OPTIND", "1")] {
+        for (name, value) in [("IFS", " \t\n"), ("OPTIND", "1"), ("OSTYPE", "linux-gnu")] {
             state.vars.insert(name.into(), Var { value: value.into(), exported: false });
+        }
+        // The sandbox's user and parent process: fixed, and readonly as in bash.
+        for (name, value) in [("UID", "1000"), ("EUID", "1000"), ("PPID", "0")] {
+            state.vars.insert(name.into(), Var { value: value.into(), exported: false });
+            state.readonly.insert(name.into());
         }
         state
     }

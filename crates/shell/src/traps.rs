@@ -1,6 +1,6 @@
 //! Running `trap` actions (see [`crate::builtins::trap`]).
 
-use crate::builtins::trap::{ERR, EXIT, RETURN};
+use crate::builtins::trap::{DEBUG, ERR, EXIT, RETURN};
 use crate::ctx::Io;
 use crate::interp::{Flow, Interp};
 
@@ -69,10 +69,36 @@ impl Interp<'_> {
         }
     }
 
-    /// The `RETURN` action when a function returns.
+    /// The `DEBUG` action, before a simple command, `[[`, `((` and the
+    /// heads of `for` and `case`; not inside functions (bash's `functrace`
+    /// is off) nor subshells (see [`Interp::subshell`]). Its commands count
+    /// against the step budget like any others. Returns whether to go on
+    /// (not when the action ran `exit`, or failed under `set -e`).
+    pub(crate) fn debug_trap(&mut self, io: &Io) -> bool {
+        if self.state.locals.is_empty() && self.state.traps.contains_key(&DEBUG) {
+            self.run_trap(DEBUG, io);
+        }
+        self.flow.is_none()
+    }
+
+    /// The `RETURN` action when a sourced script ends.
     pub(crate) fn return_trap(&mut self, io: &Io) {
         if self.state.traps.contains_key(&RETURN) {
             self.run_trap(RETURN, io);
+        }
+    }
+
+    /// The `RETURN` action as a function starts (see [`Interp::function_return_trap`]).
+    pub(crate) fn return_action(&self) -> Option<String> {
+        self.state.traps.get(&RETURN).cloned()
+    }
+
+    /// The `RETURN` action when a function returns: only one the function
+    /// set itself (`before` is the action when it was called), as functions
+    /// do not inherit it while bash's `functrace` is off.
+    pub(crate) fn function_return_trap(&mut self, before: Option<String>, io: &Io) {
+        if self.state.traps.get(&RETURN) != before.as_ref() {
+            self.return_trap(io);
         }
     }
 }

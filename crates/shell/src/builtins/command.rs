@@ -1,39 +1,78 @@
-//! `command`: runs a builtin skipping functions; `-v` says what a name is.
+//! `command`: runs a builtin or file skipping functions; `-v`/`-V` say
+//! what a name is; `-p` is accepted (the sandbox has one `PATH`).
 
+use super::type_::{lookup, Found};
 use super::Builtin;
 use crate::ctx::Ctx;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "command",
     run,
-    help: "Usage: command [-v] NAME [ARG]...\nRuns NAME ignoring shell functions; -v prints how NAME would be found.\n",
+    help: "Usage: command [-pVv] NAME [ARG]...\nRuns NAME ignoring shell functions; -v prints how NAME would be found.\n",
     help_flag: true,
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    match args.first().map(String::as_str) {
-        Some(flag @ ("-v" | "-V")) => {
-            let verbose = flag == "-V";
-            let mut status = 0;
-            for name in &args[1..] {
-                match super::type_::describe(ctx, name) {
-                    Some((_, long)) => {
-                        let _ = ctx.out(if verbose { format!("{long}\n") } else { format!("{name}\n") });
-                    }
-                    None => {
-                        if verbose {
-                            ctx.shell_error(&format!("command: {name}: not found"));
-                        }
-                        status = 1;
-                    }
-                }
+    let (mut short, mut verbose, mut default_path) = (false, false, false);
+    let mut rest = args;
+    while let Some((first, tail)) = rest.split_first() {
+        match first.strip_prefix('-') {
+            Some("-") => {
+                rest = tail;
+                break;
             }
-            status
+            Some(flags) if !flags.is_empty() && flags.chars().all(|c| "pvV".contains(c)) => {
+                short |= flags.contains('v');
+                verbose |= flags.contains('V');
+                default_path |= flags.contains('p');
+                rest = tail;
+            }
+            Some(flags) if !flags.is_empty() => {
+                let c = flags.chars().next().unwrap_or('-');
+                ctx.shell_error(&format!(
+                    "command: -{c}: invalid option\ncommand: usage: command [-pVv] command [arg ...]"
+                ));
+                return 2;
+            }
+            _ => break,
         }
-        Some(_) => {
-            let io = ctx.io.clone();
-            ctx.interp.exec_builtin_or_file(args, &io)
-        }
-        None => 0,
     }
+    if !short && !verbose {
+        if rest.is_empty() {
+            return 0;
+        }
+        // `-p`: the default `PATH`, which holds no files here: builtins only.
+        if let (true, Some(b)) = (default_path, rest.first().and_then(|n| super::find(n))) {
+            return super::run(b, ctx, &rest[1..]);
+        }
+        let io = ctx.io.clone();
+        return ctx.interp.exec_builtin_or_file(rest, &io);
+    }
+    // bash succeeds when any name is found.
+    let mut any = false;
+    for name in rest {
+        let found = lookup(ctx, name, false, true);
+        match found.first() {
+            Some(f) if verbose => {
+                let _ = ctx.out(f.describe(name));
+            }
+            Some(Found::Alias(value)) => {
+                let _ = ctx.out(format!("alias {name}={}\n", crate::expand::quote(value)));
+            }
+            Some(Found::File(path)) => {
+                let _ = ctx.out(format!("{path}\n"));
+            }
+            Some(_) => {
+                let _ = ctx.out(format!("{name}\n"));
+            }
+            None => {
+                if verbose {
+                    ctx.shell_error(&format!("command: {name}: not found"));
+                }
+                continue;
+            }
+        }
+        any = true;
+    }
+    i32::from(!any)
 }

@@ -289,6 +289,8 @@ fn functions(ctx: &mut Ctx, names: &[String], names_only: bool) -> i32 {
             status = 1;
         } else if names_only {
             let _ = ctx.out(format!("{name}\n"));
+        } else if let Some(text) = super::type_::function_text(ctx, name) {
+            let _ = ctx.out(text);
         }
     }
     status

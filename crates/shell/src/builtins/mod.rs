@@ -13,6 +13,7 @@ mod awk;
 mod base64;
 mod basename;
 mod break_;
+mod builtin_;
 mod cat;
 mod cd;
 mod chmod;
@@ -36,7 +37,6 @@ mod dirname;
 mod dirs;
 mod du;
 mod echo;
-mod egrep;
 mod env;
 mod eval;
 mod exit;
@@ -49,6 +49,7 @@ mod find;
 mod fold;
 mod getopts;
 mod grep;
+mod hash;
 mod head;
 mod help;
 pub(crate) mod jq;
@@ -104,6 +105,7 @@ mod uniq;
 mod unset;
 mod wait;
 mod wc;
+mod which;
 mod xargs;
 mod xxd;
 mod yes;
@@ -135,6 +137,7 @@ const BUILTINS: &[Builtin] = &[
     basename::BUILTIN,
     sh::BASH,
     break_::BUILTIN,
+    builtin_::BUILTIN,
     cat::BUILTIN,
     cd::BUILTIN,
     chmod::BUILTIN,
@@ -154,19 +157,20 @@ const BUILTINS: &[Builtin] = &[
     dirs::DIRS,
     du::BUILTIN,
     echo::BUILTIN,
-    egrep::EGREP,
+    grep::EGREP,
     env::BUILTIN,
     eval::BUILTIN,
     exit::BUILTIN,
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
-    egrep::FGREP,
+    grep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
     fold::BUILTIN,
     getopts::BUILTIN,
     grep::BUILTIN,
+    hash::BUILTIN,
     head::BUILTIN,
     help::BUILTIN,
     jq::BUILTIN,
@@ -228,6 +232,7 @@ const BUILTINS: &[Builtin] = &[
     unset::BUILTIN,
     wait::BUILTIN,
     wc::BUILTIN,
+    which::BUILTIN,
     xargs::BUILTIN,
     xxd::BUILTIN,
     yes::BUILTIN,
@@ -245,6 +250,7 @@ const SHELL_ONLY: &[&str] = &[
     ":",
     "alias",
     "break",
+    "builtin",
     "cd",
     "continue",
     "declare",
@@ -253,6 +259,7 @@ const SHELL_ONLY: &[&str] = &[
     "exit",
     "export",
     "getopts",
+    "hash",
     "local",
     "popd",
     "pushd",
@@ -342,6 +349,9 @@ pub fn run(builtin: &Builtin, ctx: &mut Ctx, args: &[String]) -> i32 {
     }
     (builtin.run)(ctx, args)
 }
+
+pub(crate) use builtin_::is_shell_builtin;
+pub(crate) use type_::{path_files, path_non_executable};
 
 /// Prints an option-parsing error and returns status 2.
 pub fn usage_error(ctx: &mut Ctx, message: &str) -> i32 {

@@ -8,7 +8,8 @@ pub const BUILTIN: Builtin =
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     for a in args {
-        if a != "-L" && a != "-P" {
+        // bash ignores operands; only options are checked.
+        if a.starts_with('-') && a.len() > 1 && a != "-L" && a != "-P" && a != "--" {
             ctx.shell_error(&format!("pwd: {a}: invalid option\npwd: usage: pwd [-LP]"));
             return 2;
         }

@@ -64,5 +64,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     if let Some(saved) = saved {
         ctx.state().positional = saved;
     }
+    ctx.state().last_status = status;
+    ctx.interp.return_trap(&io);
     status
 }

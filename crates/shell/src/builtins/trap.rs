@@ -1,6 +1,8 @@
 //! `trap`: commands the shell runs on a condition. `EXIT` (0) runs when
 //! the script or a `( )` subshell ends, `ERR` after a command fails where
-//! `set -e` would apply, `RETURN` when a function returns. The sandbox has
+//! `set -e` would apply, `RETURN` when a function that set it returns or a
+//! sourced script ends, `DEBUG` before each simple command, `[[`, `((` and
+//! `for`/`case` head (not inside functions or subshells). The sandbox has
 //! no real signals: signal traps are stored and listed, never run.
 
 use super::Builtin;
@@ -9,7 +11,7 @@ use crate::ctx::Ctx;
 pub const BUILTIN: Builtin = Builtin {
     name: "trap",
     run,
-    help: "Usage: trap [-p] [ACTION] [CONDITION]...\nRuns ACTION on EXIT, ERR or RETURN; `-` resets, `''` ignores.\n",
+    help: "Usage: trap [-p] [ACTION] [CONDITION]...\nRuns ACTION on EXIT, ERR, DEBUG or RETURN; `-` resets, `''` ignores.\n",
     help_flag: true,
 };
 

@@ -30,6 +30,18 @@ use crate::system::Kind;
 use regex::bytes::{CaptureLocations, Regex};
 
 pub const BUILTIN: Builtin = Builtin { name: "grep", run, help: HELP, help_flag: true };
+/// `egrep`: `grep -E`, as GNU's wrapper script runs it.
+pub const EGREP: Builtin = Builtin { name: "egrep", run: run_egrep, help: HELP, help_flag: true };
+/// `fgrep`: `grep -F`.
+pub const FGREP: Builtin = Builtin { name: "fgrep", run: run_fgrep, help: HELP, help_flag: true };
+
+fn run_egrep(ctx: &mut Ctx, args: &[String]) -> i32 {
+    run(ctx, &[&["-E".to_string()], args].concat())
+}
+
+fn run_fgrep(ctx: &mut Ctx, args: &[String]) -> i32 {
+    run(ctx, &[&["-F".to_string()], args].concat())
+}
 
 const HELP: &str = "\
 Usage: grep [OPTION]... PATTERNS [FILE]...
