@@ -349,6 +349,7 @@ impl Interp<'_> {
                     (o.xtrace, 'x'),
                     (true, 'B'),
                     (o.noclobber, 'C'),
+                    (o.errtrace, 'E'),
                     (true, 'c'),
                 ] {
                     if on {

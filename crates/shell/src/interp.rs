@@ -374,6 +374,11 @@ impl Interp<'_> {
         let saved = self.state.clone();
         self.state.traps.remove(&builtins::trap::EXIT);
         self.state.traps.remove(&builtins::trap::DEBUG);
+        // Nor `ERR` unless `set -E`: the subshell's status is the failed
+        // command of the shell that started it.
+        if !self.state.options.errtrace {
+            self.state.traps.remove(&builtins::trap::ERR);
+        }
         self.pids += 1;
         self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();

@@ -24,6 +24,8 @@ pub struct Options {
     pub noclobber: bool,
     /// `-a`: assigned variables are exported.
     pub allexport: bool,
+    /// `-E`: the `ERR` trap also runs in functions and subshells.
+    pub errtrace: bool,
     /// `shopt` options not at their default, by name (see
     /// [`crate::builtins::shopt`]).
     pub shopt: BTreeSet<&'static str>,

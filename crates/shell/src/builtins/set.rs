@@ -21,6 +21,7 @@ fn option(ctx: &mut Ctx, name: &str, on: bool) -> bool {
         "noglob" => o.noglob = on,
         "noclobber" => o.noclobber = on,
         "allexport" => o.allexport = on,
+        "errtrace" => o.errtrace = on,
         _ => return LISTED.iter().any(|(n, _)| *n == name),
     }
     true
@@ -65,6 +66,7 @@ fn listing(ctx: &mut Ctx, plus: bool) -> String {
         let on = match *name {
             "allexport" => o.allexport,
             "errexit" => o.errexit,
+            "errtrace" => o.errtrace,
             "noclobber" => o.noclobber,
             "noglob" => o.noglob,
             "nounset" => o.nounset,
@@ -161,7 +163,8 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                     }
                     continue;
                 }
-                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'n' | 'P' | 'T' | 'E' | 'k' | 't' => continue,
+                'E' => "errtrace",
+                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'n' | 'P' | 'T' | 'k' | 't' => continue,
                 other => {
                     ctx.shell_error(&format!("set: -{other}: invalid option"));
                     ctx.err("set: usage: set [-eufx] [-o option-name] [--] [arg ...]\n");
