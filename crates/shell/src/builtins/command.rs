@@ -12,6 +12,9 @@ pub const BUILTIN: Builtin = Builtin {
     help_flag: true,
 };
 
+/// The `PATH` of `command -p` (the sandbox's default).
+const DEFAULT_PATH: &str = "/usr/bin:/bin";
+
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let (mut short, mut verbose, mut default_path) = (false, false, false);
     let mut rest = args;
@@ -41,12 +44,21 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         if rest.is_empty() {
             return 0;
         }
-        // `-p`: the default `PATH`, which holds no files here: builtins only.
-        if let (true, Some(b)) = (default_path, rest.first().and_then(|n| super::find(n))) {
-            return super::run(b, ctx, &rest[1..]);
-        }
         let io = ctx.io.clone();
-        return ctx.interp.exec_builtin_or_file(rest, &io);
+        if !default_path {
+            return ctx.interp.exec_builtin_or_file(rest, &io);
+        }
+        // `-p`: looks files up on the default `PATH` instead of `$PATH`.
+        let saved = ctx.state().vars.get("PATH").cloned();
+        ctx.state()
+            .vars
+            .insert("PATH".into(), crate::state::Var { value: DEFAULT_PATH.into(), exported: true });
+        let status = ctx.interp.exec_builtin_or_file(rest, &io);
+        match saved {
+            Some(var) => ctx.state().vars.insert("PATH".into(), var),
+            None => ctx.state().vars.remove("PATH"),
+        };
+        return status;
     }
     // bash succeeds when any name is found.
     let mut any = false;
