@@ -282,6 +282,7 @@ const SHELL_ONLY: &[&str] = &[
     "compgen",
     "complete",
     "compopt",
+    "help",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
