@@ -64,7 +64,9 @@ impl Interp<'_> {
     /// The `ERR` action after a failed command where `set -e` would apply
     /// (inside functions only under `set -E`).
     pub(crate) fn err_trap(&mut self, io: &Io) {
-        if (self.state.locals.is_empty() || self.state.options.errtrace) && self.state.traps.contains_key(&ERR) {
+        if (self.state.locals.is_empty() || self.state.options.errtrace)
+            && self.state.traps.contains_key(&ERR)
+        {
             self.run_trap(ERR, io);
         }
     }
