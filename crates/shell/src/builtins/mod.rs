@@ -283,6 +283,7 @@ const SHELL_ONLY: &[&str] = &[
     "complete",
     "compopt",
     "help",
+    "ulimit",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
