@@ -113,3 +113,19 @@ test("the new APIs keep working after a script replaces built-ins", async () => 
   );
   await polluted.close();
 });
+
+test("immediates set in a timer callback run before timers it sets, however long it takes", async () => {
+  const code = `
+    setTimeout(() => {
+      const until = Date.now() + 5;
+      while (Date.now() < until) {}
+      setTimeout(() => console.log("timeout"), 0);
+      setImmediate(() => {
+        console.log("immediate");
+        setImmediate(() => console.log("immediate of immediate"));
+        const stop = Date.now() + 5;
+        while (Date.now() < stop) {}
+      });
+    }, 1);`;
+  assert.deepEqual(await run(code), ["immediate\ntimeout\nimmediate of immediate\n", "", 0]);
+});

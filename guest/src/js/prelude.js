@@ -916,14 +916,18 @@
 
   // ---- timers ------------------------------------------------------------
   // Node's event loop, one callback at a time (the native side runs the
-  // microtasks between two): a due timer first (earliest, then oldest),
-  // else the oldest immediate. Timers wait in a binary heap by (due, id);
+  // microtasks between two), in phases: the timers due when the phase
+  // began (earliest, then oldest), then the immediates queued before the
+  // check phase began, then again. Timers wait in a binary heap by (due, id);
   // a cleared one stays there until it reaches the top, and the heap is
   // rebuilt when such leftovers outnumber the live timers.
 
   const timers = new Map(); // id -> { id, due, fn, args, every }
   const heap = [];
   let immediates = [], immediateHead = 0;
+  // The loop's clock for the timers phase (-1: read it at the next call),
+  // and where the check phase stops in `immediates` (-1: not in it).
+  let loopNow = -1, checkEnd = -1;
   let timerSeq = 0;
   // Timers that do not keep a settled run going (Node's unref'd timers,
   // such as AbortSignal.timeout's).

@@ -29,10 +29,39 @@
       const t = heapTop();
       return t === undefined ? -1 : MathMax(0, t.due - DateNow());
     },
-    // Runs one callback: the earliest due timer, else the oldest immediate.
+    // Runs one callback. In the timers phase: a timer that was due when the
+    // phase began; when none is left, the check phase: the immediates
+    // queued before it began (those they queue wait for the next one). A
+    // timer set from a timer callback therefore runs after the immediates
+    // set beside it, as in Node, however long the callback took.
     runTimers() {
-      let t = heapTop();
-      if (t !== undefined && t.due <= DateNow()) {
+      if (loopNow < 0) loopNow = DateNow();
+      let t;
+      for (let pass = 0; pass < 2 && t === undefined; pass++) {
+        if (checkEnd < 0) {
+          const top = heapTop();
+          if (top !== undefined && top.due <= loopNow) {
+            t = top;
+            break;
+          }
+          if (nextImmediate() === undefined) {
+            loopNow = DateNow();
+            continue;
+          }
+          checkEnd = immediates.length;
+        }
+        const i = nextImmediate();
+        if (i !== undefined && immediateHead < checkEnd) {
+          immediateHead++;
+          dropTimer(i.id);
+          t = i;
+        } else {
+          checkEnd = -1;
+          loopNow = DateNow();
+        }
+      }
+      if (t === undefined) return;
+      if (!t.immediate) {
         heapPop();
         if (t.every) {
           t.due = DateNow() + t.every;
@@ -40,11 +69,6 @@
         } else {
           dropTimer(t.id);
         }
-      } else {
-        t = nextImmediate();
-        if (t === undefined) return;
-        immediateHead++;
-        dropTimer(t.id);
       }
       try {
         ReflectApply(t.fn, undefined, t.args);
@@ -83,6 +107,8 @@
       if (heap.length) ArrayPrototypeSplice(heap, 0, heap.length);
       if (immediates.length) immediates = [];
       immediateHead = 0;
+      loopNow = -1;
+      checkEnd = -1;
       dropTicks();
       const u = uncaught;
       uncaught = undefined;
