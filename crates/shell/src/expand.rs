@@ -506,8 +506,7 @@ impl Interp<'_> {
             Value::Str(s) => Self::push_text(out, &s, quoted, !quoted),
             Value::Fields(fields, join) => {
                 if join && quoted {
-                    let sep = self.ifs_or_default().chars().next().map(String::from).unwrap_or_default();
-                    Self::push_text(out, &fields.join(&sep), true, false);
+                    Self::push_text(out, &fields.join(&self.star_sep()), true, false);
                 } else {
                     for (i, f) in fields.iter().enumerate() {
                         if i > 0 {

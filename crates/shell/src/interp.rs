@@ -1636,26 +1636,13 @@ fn spaced_assignments(words: &[(&ast::Word, Option<&ast::Assignment>)]) -> Optio
 /// `name[index]=value` or `name[index]+=value` (brackets in the index
 /// balanced) as an assignment.
 fn element_assignment(text: &str, loc: Option<brush_parser::SourceSpan>) -> Option<ast::Assignment> {
-    let (name, rest) = text.split_once('[')?;
+    let name = &text[..text.find('[')?];
     if !crate::builtins::valid_name(name) {
         return None;
     }
-    let mut depth = 1usize;
-    let close = rest.char_indices().find_map(|(i, c)| {
-        match c {
-            '[' => depth += 1,
-            ']' => depth -= 1,
-            _ => {}
-        }
-        (depth == 0).then_some(i)
-    })?;
-    let after = &rest[close + 1..];
-    let (append, value) = match after.strip_prefix("+=") {
-        Some(v) => (true, v),
-        None => (false, after.strip_prefix('=')?),
-    };
+    let (index, append, value) = keyed_element(&text[name.len()..])?;
     Some(ast::Assignment {
-        name: ast::AssignmentName::ArrayElementName(name.to_string(), rest[..close].to_string()),
+        name: ast::AssignmentName::ArrayElementName(name.to_string(), index.to_string()),
         value: ast::AssignmentValue::Scalar(ast::Word { value: value.to_string(), loc: loc.clone() }),
         append,
         loc: loc.unwrap_or_default(),

@@ -16,17 +16,10 @@ pub const BUILTIN: Builtin = Builtin {
 const USAGE: &str =
     "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | jobspec ... or kill -l [sigspec]\n";
 
-/// A signal's number from its name (`TERM`, `SIGterm`) or number.
+/// A signal's number from its name (`TERM`, `SIGterm`, `EXIT`) or number:
+/// `trap`'s conditions, less its pseudo-signals.
 fn number(spec: &str) -> Option<u32> {
-    if let Ok(n) = spec.parse::<u32>() {
-        return (n <= 31).then_some(n);
-    }
-    let upper = spec.to_ascii_uppercase();
-    let name = upper.strip_prefix("SIG").unwrap_or(&upper);
-    if name == "EXIT" {
-        return Some(0);
-    }
-    SIGNALS.iter().position(|s| *s == name).and_then(|i| u32::try_from(i + 1).ok())
+    super::trap::condition(spec).filter(|&n| n <= 31)
 }
 
 fn signal_name(n: u32) -> &'static str {

@@ -28,7 +28,7 @@ pub(crate) const SIGNALS: [&str; 31] = [
 ];
 
 /// The condition a trap argument names (`EXIT`, `0`, `INT`, `SIGINT`, `2`…).
-fn condition(spec: &str) -> Option<u32> {
+pub(crate) fn condition(spec: &str) -> Option<u32> {
     if let Ok(n) = spec.parse::<u32>() {
         return (n <= 31).then_some(n);
     }
