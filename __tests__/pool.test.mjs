@@ -121,7 +121,9 @@ test("under a finite address-space limit (ulimit -v) sandboxes run, and the one 
       // The host keeps room of its own: a sandbox is refused before Node runs short.
       const spare = new Array(4).fill(0).map(() => Buffer.alloc(32 << 20, 1)).reduce((n, b) => n + b.length, 0);
       const shell = (await held[0].run("echo hi | tr a-z A-Z", { language: "shell" })).stdout;
-      for (const sb of held.splice(-4)) await sb.close();
+      // Closing sandboxes gives their room back (half: the host's own use
+      // of its headroom varies).
+      for (const sb of held.splice(held.length >> 1)) await sb.close();
       let after;
       for (let tries = 0; tries < 100 && after === undefined; tries++) {
         const sb = await Sandbox.create();

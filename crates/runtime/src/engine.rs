@@ -30,6 +30,9 @@ pub(crate) struct Shared {
     /// What idle sandboxes' memory is compared with (`trim`); `None` for the
     /// fuel-metered engine, or without `PAGEMAP_SCAN`.
     pub(crate) pristine: Option<trim::Pristine>,
+    /// Address space an instance takes when it is made on demand: its
+    /// memory's initial size, [`GROWTH_RESERVE`] and its fiber stack.
+    pub(crate) instance_space: u64,
 }
 
 static SHARED: OnceLock<Result<Shared, String>> = OnceLock::new();
@@ -161,7 +164,10 @@ pub fn confined() -> bool {
 /// Address space a confined process keeps free of sandboxes: the embedder
 /// (Node's heap) grows into it, and a sandbox that would take it is refused
 /// (`TOO_MANY_SANDBOXES`) or a memory that would grow into it does not grow.
-pub const HOST_HEADROOM: u64 = 256 << 20;
+/// Node takes address space in large steps: each thread that allocates gets
+/// a malloc arena of 64 MiB (128 MiB while it is aligned), V8's garbage
+/// collector threads among them.
+pub const HOST_HEADROOM: u64 = 512 << 20;
 
 /// Whether the address space left under `RLIMIT_AS` is below
 /// [`HOST_HEADROOM`] plus `more` bytes; false when it cannot be read (off
@@ -232,7 +238,17 @@ fn init(metered: bool, part: Part) -> Result<Shared, String> {
         Part::First => pristine_idle(metered).and_then(|idle| trim::pristine(&engine, &pre, idle)),
         Part::Rest => None,
     };
-    Ok(Shared { engine, pre, source, pristine })
+    Ok(Shared { engine, pre, source, pristine, instance_space: instance_space(&module) })
+}
+
+fn instance_space(module: &Module) -> u64 {
+    let memory = module
+        .exports()
+        .filter_map(|export| export.ty().memory().map(|m| m.minimum()))
+        .sum::<u64>()
+        .saturating_mul(65_536);
+    let stack = u64::try_from(MAX_WASM_STACK).unwrap_or(u64::MAX).saturating_add(1 << 20);
+    memory.saturating_add(GROWTH_RESERVE).saturating_add(stack)
 }
 
 /// The engine, and the module from the cache or compiled into it. The cache

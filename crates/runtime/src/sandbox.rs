@@ -732,7 +732,8 @@ impl Sandbox {
             timeout: Duration::from_millis(self.limits.tool_timeout_ms),
             result_bytes: usize::try_from(self.limits.tool_result_bytes).unwrap_or(usize::MAX),
         };
-        if engine::short_of_address_space(0) {
+        // What the instance takes must leave the host its headroom.
+        if engine::short_of_address_space(shared.instance_space) {
             return Err(no_address_space());
         }
         let tools = self.tools.clone().map(|t| (t, Arc::clone(&self.budgets)));
