@@ -71,6 +71,9 @@ stdout_stderr.py() { if [ $# -gt 0 ]; then echo "$1"; else echo STDOUT; fi; echo
 read_from_fd.py() { local _f _c; for _f in "$@"; do _c=$(cat <&"$_f"); echo "$_f: $_c"; done; }
 `.replaceAll("%{", "${");
 
+// (On the prelude's last line, so line numbers stay bash's.)
+const CORDON_PRELUDE = PRELUDE.replace(/\n$/, "; export -f argv.py printenv.py stdout_stderr.py read_from_fd.py\n");
+
 // Cases of one file: the script is every line that is not a `## ` directive
 // and not inside a `## STDOUT:`/`## STDERR:` … `## END` block.
 function parse(text) {
@@ -168,7 +171,9 @@ for (const file of files) {
       b = { ...one, deterministic: one.stdout === two.stdout && one.status === two.status };
       cache[key] = b;
     }
-    const k = await runCordon(script);
+    // bash finds the helpers as programs on PATH, cordon as functions:
+    // exported, so child shells (`$SH -c`, scripts) have them too.
+    const k = await runCordon(CORDON_PRELUDE + c.script);
     const pass = k.stdout === b.stdout && k.status === b.status;
     results.push({
       file,

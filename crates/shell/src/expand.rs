@@ -209,8 +209,40 @@ impl Interp<'_> {
         quoted: bool,
         out: &mut Vec<Piece>,
     ) -> Result<(), ExpandError> {
-        for piece in pieces {
+        let mut pieces = pieces.iter().peekable();
+        while let Some(piece) = pieces.next() {
             match &piece.piece {
+                // brush leaves a `${…}` it cannot read as `$` and text.
+                WordPiece::Text(text) if text == "$" => {
+                    match pieces
+                        .next_if(|next| matches!(&next.piece, WordPiece::Text(t) if t.starts_with('{')))
+                    {
+                        Some(word::WordPieceWithSource { piece: WordPiece::Text(rest), .. }) => {
+                            if rest.contains('}') {
+                                self.unread_braces(rest, quoted, out)?;
+                            } else {
+                                // Quotes inside split it: bash names it whole.
+                                let mut shown = format!("${rest}");
+                                for next in pieces.by_ref() {
+                                    match &next.piece {
+                                        WordPiece::Text(t) | WordPiece::EscapeSequence(t) => {
+                                            shown.push_str(t)
+                                        }
+                                        WordPiece::SingleQuotedText(t) => shown.push_str(&format!("'{t}'")),
+                                        _ => {}
+                                    }
+                                    if shown.contains('}') {
+                                        break;
+                                    }
+                                }
+                                let end = shown.find('}').map_or(shown.len(), |i| i + 1);
+                                let shown = format!("{}}}", &shown[..end].trim_end_matches('}'));
+                                return Err(self.fail(&format!("{shown}: bad substitution")));
+                            }
+                        }
+                        _ => Self::push_text(out, text, quoted, false),
+                    }
+                }
                 WordPiece::Text(text) => Self::push_text(out, text, quoted, false),
                 WordPiece::SingleQuotedText(text) => {
                     out.push(Piece::Quote);
@@ -285,6 +317,39 @@ impl Interp<'_> {
             }
         }
         Ok(())
+    }
+
+    /// A `${…}` brush's parser did not read (`rest` starts at its `{`): `$#`
+    /// with a prefix pattern (`${##2}`, `${###}`) is expanded; anything
+    /// else is what bash calls a bad substitution.
+    fn unread_braces(&mut self, rest: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
+        let Some(end) = rest.find('}') else {
+            return Err(self.fail(&format!("${rest}}}: bad substitution")));
+        };
+        let (body, after) = (&rest[1..end], &rest[end + 1..]);
+        if let Some(op) = body.strip_prefix('#').filter(|op| op.starts_with('#')) {
+            // Read as a named parameter's, then pointed at `$#`.
+            let parsed = word::parse(&format!("${{_{op}}}"), &word_options()).ok();
+            if let Some([one]) = parsed.as_deref() {
+                if let WordPiece::ParameterExpansion(
+                    ParameterExpr::RemoveSmallestPrefixPattern { pattern, .. }
+                    | ParameterExpr::RemoveLargestPrefixPattern { pattern, .. },
+                ) = &one.piece
+                {
+                    let parameter = Parameter::Special(SpecialParameter::PositionalParameterCount);
+                    let pattern = pattern.clone();
+                    let expr = if op.starts_with("##") {
+                        ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect: false, pattern }
+                    } else {
+                        ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect: false, pattern }
+                    };
+                    self.expand_parameter(&expr, quoted, out)?;
+                    Self::push_text(out, after, quoted, false);
+                    return Ok(());
+                }
+            }
+        }
+        Err(self.fail(&format!("${}: bad substitution", &rest[..=end])))
     }
 
     /// Runs `$( … )` and returns its output without trailing newlines.

@@ -1286,6 +1286,7 @@ impl Interp<'_> {
         let args = args.to_vec();
         self.subshell(move |me| {
             me.depth += 1;
+            *me.state = me.state.child();
             me.state.positional = args;
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);

@@ -254,6 +254,8 @@ pub struct State {
     pub bashpid: u32,
     /// When the session started, for `$SECONDS` (milliseconds).
     pub started_ms: u64,
+    /// Functions marked with `export -f`: a child shell gets them.
+    pub exported_functions: BTreeSet<String>,
 }
 
 impl State {
@@ -278,6 +280,33 @@ impl State {
             state.readonly.insert(name.into());
         }
         state
+    }
+
+    /// What a new shell process (`bash -c`, a script run by its path)
+    /// starts with: this shell's environment and exported functions, its
+    /// umask and clock; none of its other variables, functions, aliases,
+    /// options or traps.
+    pub fn child(&self) -> Self {
+        let mut child = Self::new();
+        child.vars.retain(|_, var| !var.exported);
+        for (name, value) in self.environment() {
+            child.vars.insert(name, Var { value, exported: true });
+        }
+        for name in &self.exported_functions {
+            if let Some(body) = self.functions.get(name) {
+                child.functions.insert(name.clone(), Rc::clone(body));
+                child.exported_functions.insert(name.clone());
+            }
+        }
+        // An exported SHELLOPTS carries the `set -o` options (not shopt's).
+        if self.pending_export.contains("SHELLOPTS") || self.vars.get("SHELLOPTS").is_some_and(|v| v.exported)
+        {
+            child.options = Options { shopt: BTreeSet::new(), ..self.options.clone() };
+        }
+        child.umask = self.umask;
+        child.started_ms = self.started_ms;
+        child.bashpid = self.bashpid;
+        child
     }
 
     /// A variable's value, locals first (through a name reference).

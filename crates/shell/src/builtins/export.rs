@@ -47,13 +47,24 @@ pub(crate) fn each_assignment(
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut unexport = false;
+    let mut functions = false;
     let mut names = Vec::new();
+    let mut operands = false;
     for a in args {
-        match a.as_str() {
-            "-n" => unexport = true,
-            "-p" | "-f" => {}
-            _ => names.push(a.clone()),
+        match a.strip_prefix('-') {
+            Some("-") if !operands => operands = true,
+            Some(flags) if !operands && !flags.is_empty() && flags.chars().all(|c| "npf".contains(c)) => {
+                unexport |= flags.contains('n');
+                functions |= flags.contains('f');
+            }
+            _ => {
+                operands = true;
+                names.push(a.clone());
+            }
         }
+    }
+    if functions {
+        return export_functions(ctx, &names, unexport);
     }
     if names.is_empty() {
         let mut text = String::new();
@@ -101,6 +112,24 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         if !ctx.state().export(&name, value) {
             ctx.shell_error(&format!("{name}: readonly variable"));
             status = 1;
+        }
+    }
+    status
+}
+
+/// `export -f NAME…`: a child shell (`bash -c`, a script) gets the
+/// functions; `-n` takes the mark away.
+fn export_functions(ctx: &mut Ctx, names: &[String], unexport: bool) -> i32 {
+    let mut status = 0;
+    for name in names {
+        let state = ctx.state();
+        if !state.functions.contains_key(name) {
+            ctx.shell_error(&format!("export: {name}: not a function"));
+            status = 1;
+        } else if unexport {
+            state.exported_functions.remove(name);
+        } else {
+            state.exported_functions.insert(name.clone());
         }
     }
     status

@@ -63,7 +63,15 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         None => match rest.split_first() {
             Some((file, params)) => match ctx.read_input(file) {
-                Ok(bytes) => (String::from_utf8_lossy(&bytes).into_owned(), file.clone(), params.to_vec()),
+                Ok(bytes) if binary(&bytes) => {
+                    ctx.err(format!("sh: {file}: cannot execute binary file\n"));
+                    return 126;
+                }
+                Ok(mut bytes) => {
+                    // bash reads past NUL bytes in a script's later lines.
+                    bytes.retain(|&b| b != 0);
+                    (String::from_utf8_lossy(&bytes).into_owned(), file.clone(), params.to_vec())
+                }
                 Err(e) => {
                     ctx.err(format!("sh: {file}: {}\n", e.describe()));
                     return 127;
@@ -79,4 +87,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let script = if prefix.is_empty() { script } else { format!("{prefix}{script}") };
     let io = ctx.io.clone();
     ctx.interp.run_script_text(&script, &name, &params, &io)
+}
+
+/// Bash's test for a file that is not a script: a NUL byte in its first
+/// line (within the first 80 bytes).
+fn binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(80).take_while(|&&b| b != b'\n').any(|&b| b == 0)
 }
