@@ -53,6 +53,8 @@ pub struct Interp<'a> {
     /// Standard input and descriptors 3 and up of the simple command being
     /// expanded: its command substitutions read and write them.
     pub(crate) subst_io: Option<(crate::io::InputRef, crate::fds::Fds)>,
+    /// The temporary assignments of the function call about to be made.
+    tempenv: Vec<(String, String)>,
     /// The status of the last command substitution of this command.
     pub(crate) subst_status: Option<i32>,
     /// State of `$RANDOM`.
@@ -173,6 +175,7 @@ pub(crate) fn run_script(
         loops: 0,
         err: err.clone(),
         subst_io: None,
+        tempenv: Vec::new(),
         top_depth: 0,
         subst_status: None,
         random: seed | 1,
@@ -898,6 +901,31 @@ impl Interp<'_> {
             }
             return status;
         }
+        let function = argv.first().is_some_and(|f| self.state.functions.contains_key(f));
+        // Inside a function, `v=x eval …` (or `source`) runs in a scope of
+        // its own: a `local` there ends with it.
+        let scoped = !self.state.locals.is_empty()
+            && argv.first().is_some_and(|c| matches!(c.as_str(), "eval" | "source" | "."));
+        if !saved.is_empty() && (function || scoped) {
+            // The temporary assignments belong to that frame.
+            let temps = saved.iter().filter_map(|(name, _)| {
+                self.state.vars.get(name).map(|var| (name.clone(), var.value.clone()))
+            });
+            let temps: Vec<(String, String)> = temps.collect();
+            self.restore_vars(saved);
+            if function {
+                let status = self.with_redirects(Some(redirects), io, |me, io| {
+                    me.tempenv = temps;
+                    me.exec_argv(&argv, io)
+                });
+                self.tempenv.clear();
+                return status;
+            }
+            self.state.push_scope(temps);
+            let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
+            self.state.pop_frame();
+            return status;
+        }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
         self.restore_vars(saved);
         status
@@ -1316,7 +1344,8 @@ impl Interp<'_> {
         let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
-        self.state.push_frame();
+        let temps = std::mem::take(&mut self.tempenv);
+        self.state.push_frame_with(temps);
         self.depth += 1;
         let loops = std::mem::replace(&mut self.loops, 0);
         let line = self.line;

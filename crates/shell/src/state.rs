@@ -222,6 +222,12 @@ pub struct State {
     /// One frame per active function call: its `local` variables (`None`:
     /// declared but unset).
     pub locals: Vec<BTreeMap<String, Option<Var>>>,
+    /// Per function call, which of its frame's variables are the call's
+    /// temporary assignments (`v=x f`) rather than `local`s.
+    pub temps: Vec<BTreeSet<String>>,
+    /// Frames (by index in `locals`) that are not a function's but the
+    /// scope of `v=x eval …` inside one.
+    pub scopes: BTreeSet<usize>,
     pub functions: BTreeMap<String, Rc<ast::FunctionBody>>,
     pub options: Options,
     /// `$1`…
@@ -470,14 +476,22 @@ impl State {
         true
     }
 
-    /// Removes a variable (the innermost local, or the global).
+    /// Removes a variable, as bash's dynamic scope does: a local of the
+    /// current function stays local and unset; a calling function's local
+    /// or a call's temporary assignment goes, showing the one it hid.
     pub fn unset(&mut self, name: &str) -> bool {
         if self.readonly.contains(name) {
             return false;
         }
-        for frame in self.locals.iter_mut().rev() {
+        let innermost = self.locals.len().saturating_sub(1);
+        for (i, frame) in self.locals.iter_mut().enumerate().rev() {
             if let Some(slot) = frame.get_mut(name) {
-                *slot = None;
+                let temp = self.temps.get_mut(i).is_some_and(|temps| temps.remove(name));
+                if i == innermost && !temp {
+                    *slot = None;
+                } else {
+                    frame.remove(name);
+                }
                 return true;
             }
         }
@@ -493,12 +507,15 @@ impl State {
     /// Enters a function call.
     pub fn push_frame(&mut self) {
         self.locals.push(BTreeMap::new());
+        self.temps.push(BTreeSet::new());
         self.saved_arrays.push(Vec::new());
     }
 
     /// Leaves a function call: its locals go, the arrays they hid return.
     pub fn pop_frame(&mut self) {
         self.locals.pop();
+        self.temps.pop();
+        self.scopes.remove(&self.locals.len());
         for saved in self.saved_arrays.pop().unwrap_or_default().into_iter().rev() {
             let name = saved.name;
             self.arrays.remove(&name);
@@ -542,12 +559,58 @@ impl State {
 
     /// Declares `name` local to the current function (error outside one).
     pub fn local(&mut self, name: &str, value: Option<String>) -> bool {
-        let Some(frame) = self.locals.last_mut() else {
+        // Without a value it starts as a call's temporary assignment had
+        // it (`v=x f` where f says `local v`), not as a calling function's
+        // local.
+        let inherited = match value {
+            Some(_) => None,
+            None => self.locals.iter().zip(&self.temps).rev().find_map(|(frame, temps)| {
+                frame.get(name).map(|slot| slot.clone().filter(|_| temps.contains(name)))
+            }),
+        };
+        // In a scope frame only its own temporary variable is made local
+        // there; other names go to the function's frame.
+        let mut at = self.locals.len().saturating_sub(1);
+        while self.scopes.contains(&at) && !self.temps.get(at).is_some_and(|t| t.contains(name)) && at > 0 {
+            at -= 1;
+        }
+        let Some(frame) = self.locals.get_mut(at) else {
             return false;
         };
-        let var = value.map(|value| Var { value, exported: false });
+        if let Some(temps) = self.temps.get_mut(at) {
+            temps.remove(name);
+        }
+        let var = match value {
+            Some(value) => Some(Var { value, exported: false }),
+            None => inherited.flatten(),
+        };
         frame.insert(name.to_string(), var);
         true
+    }
+
+    /// Whether `name` is in the current function's frame as a `local`
+    /// (not as the call's temporary assignment).
+    pub fn is_local_here(&self, name: &str) -> bool {
+        self.locals.last().is_some_and(|frame| frame.contains_key(name))
+            && !self.temps.last().is_some_and(|temps| temps.contains(name))
+    }
+
+    /// Enters the scope of `v=x eval …` inside a function (see `scopes`).
+    pub fn push_scope(&mut self, temps: Vec<(String, String)>) {
+        self.push_frame_with(temps);
+        self.scopes.insert(self.locals.len() - 1);
+    }
+
+    /// Enters a function call whose command had temporary assignments: they
+    /// are variables of its frame (exported) until it returns.
+    pub fn push_frame_with(&mut self, temps: Vec<(String, String)>) {
+        self.push_frame();
+        for (name, value) in temps {
+            if let (Some(frame), Some(marks)) = (self.locals.last_mut(), self.temps.last_mut()) {
+                frame.insert(name.clone(), Some(Var { value, exported: true }));
+                marks.insert(name);
+            }
+        }
     }
 
     /// Exported variables with a value, sorted by name, as `env` shows them.

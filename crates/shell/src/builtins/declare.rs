@@ -175,8 +175,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             None => None,
         };
         // `local x` again keeps the value `local x=v` gave.
-        let keep =
-            value.is_none() && ctx.state().locals.last().is_some_and(|frame| frame.contains_key(&name));
+        let keep = value.is_none() && ctx.state().is_local_here(&name);
         if in_function && !attributed && !ctx.state().is_array(&name) && !keep {
             ctx.state().local(&name, value);
         } else if let Some(v) = value {
