@@ -317,6 +317,9 @@ impl Interp<'_> {
         }
         let status = if pipeline.bang { i32::from(status == 0) } else { status };
         self.state.last_status = status;
+        // A group, loop, `if` or `case` fails through its last command, which
+        // already answered to `set -e` and the ERR trap (bash).
+        let guarded = guarded || crate::callstack::compound_passes_status(&pipeline.seq);
         if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
             self.err_trap(io);
         }
@@ -372,6 +375,7 @@ impl Interp<'_> {
     /// command substitutions.
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
+        self.state.inherited_traps = Some(self.state.traps.clone());
         self.state.traps.remove(&builtins::trap::EXIT);
         self.state.traps.remove(&builtins::trap::DEBUG);
         // Nor `ERR` unless `set -E`: the subshell's status is the failed
@@ -1286,6 +1290,9 @@ impl Interp<'_> {
         let args = args.to_vec();
         self.subshell(move |me| {
             me.depth += 1;
+            // A new shell: only ignored signals stay ignored.
+            me.state.inherited_traps = None;
+            me.state.traps.retain(|_, action| action.is_empty());
             me.state.positional = args;
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
@@ -1315,6 +1322,7 @@ impl Interp<'_> {
         let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
+        let calls = crate::callstack::enter(&mut self.state, argv.first().map_or("", String::as_str), self.line);
         self.state.push_frame();
         self.depth += 1;
         let loops = std::mem::replace(&mut self.loops, 0);
@@ -1326,6 +1334,7 @@ impl Interp<'_> {
         self.loops = loops;
         self.depth -= 1;
         self.state.pop_frame();
+        crate::callstack::leave(&mut self.state, calls);
         self.state.positional = positional;
         if let Some(Flow::Return(code)) = self.flow {
             self.flow = None;

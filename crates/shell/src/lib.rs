@@ -24,6 +24,7 @@ pub mod testing;
 
 mod alias;
 mod arith;
+mod callstack;
 mod cond;
 mod expand;
 mod extglob;

@@ -12,7 +12,8 @@ Runs a shell script in a subshell of this sandbox: the text after -c, a file, or
   -c  run SCRIPT; NAME becomes $0 and the ARGs $1...\n  -e, -u, -x  as `set -e`, `set -u`, `set -x`\n";
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let mut options = Vec::new();
+    let mut options: Vec<String> = Vec::new();
+    let mut shopts = String::new();
     let mut i = 0;
     let mut command = None;
     while let Some(arg) = args.get(i) {
@@ -30,10 +31,24 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 i += 1;
                 break;
             }
+            "-o" | "+o" | "-O" | "+O" => {
+                let Some(name) = args.get(i + 1) else {
+                    ctx.err(format!("sh: {arg}: option requires an argument\n"));
+                    return 2;
+                };
+                let on = if arg.starts_with('-') { '-' } else { '+' };
+                if arg.ends_with('o') {
+                    options.push(format!("{on}o {}", crate::expand::quote_if_needed(name)));
+                } else {
+                    let flag = if on == '-' { 's' } else { 'u' };
+                    shopts.push_str(&format!("shopt -{flag} {}; ", crate::expand::quote_if_needed(name)));
+                }
+                i += 2;
+            }
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 for c in flag.chars().skip(1) {
                     match c {
-                        'e' | 'u' | 'x' | 'f' => options.push(c),
+                        'e' | 'u' | 'x' | 'f' | 'v' | 'C' | 'a' | 'E' => options.push(format!("-{c}")),
                         'c' => {}
                         other => {
                             ctx.err(format!("sh: -{other}: invalid option\n"));
@@ -75,8 +90,13 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         },
     };
-    let prefix: String = options.iter().map(|c| format!("set -{c}\n")).collect();
-    let script = if prefix.is_empty() { script } else { format!("{prefix}{script}") };
+    // The options become commands on the script's first line (its line
+    // numbers stay).
+    let mut prefix = shopts;
+    if !options.is_empty() {
+        prefix.push_str(&format!("set {}; ", options.join(" ")));
+    }
+    let script = format!("{prefix}{script}");
     let io = ctx.io.clone();
     ctx.interp.run_script_text(&script, &name, &params, &io)
 }

@@ -11,6 +11,10 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    if args.len() > 1 {
+        ctx.shell_error("shift: too many arguments");
+        return 1;
+    }
     let n = match args.first() {
         None => 1,
         Some(a) => match a.parse::<usize>() {

@@ -56,7 +56,8 @@ fn name(n: u32) -> String {
 
 fn listing(ctx: &mut Ctx, only: Option<&[u32]>) -> String {
     let mut text = String::new();
-    for (n, action) in &ctx.state().traps {
+    let state = ctx.state();
+    for (n, action) in state.inherited_traps.as_ref().unwrap_or(&state.traps) {
         if only.is_none_or(|o| o.contains(n)) {
             text.push_str(&format!("trap -- {} {}\n", crate::expand::quote(action), name(*n)));
         }
@@ -125,6 +126,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     for spec in specs {
         match condition(spec) {
             Some(n) => {
+                ctx.state().inherited_traps = None;
                 let traps = &mut ctx.state().traps;
                 match &action {
                     Some(a) => traps.insert(n, a.clone()),
