@@ -40,20 +40,21 @@ pub fn leave(state: &mut State, saved: Saved) {
 }
 
 /// Whether a pipeline is one compound command whose status is that of a
-/// command inside it (`{ }`, `if`, `case`, loops): `set -e` and the ERR
-/// trap do not act on it again (unless its redirections could fail).
-pub fn compound_passes_status(seq: &[ast::Command]) -> bool {
-    matches!(
-        seq,
+/// command inside it (`{ }`, `if`, `case`, loops), which already answered
+/// to `set -e` and the ERR trap: `Some(redirected)`, where a failed
+/// redirection still stops a `set -e` shell.
+pub fn compound_passes_status(seq: &[ast::Command]) -> Option<bool> {
+    match seq {
         [ast::Command::Compound(
             ast::CompoundCommand::BraceGroup(_)
-                | ast::CompoundCommand::IfClause(_)
-                | ast::CompoundCommand::CaseClause(_)
-                | ast::CompoundCommand::ForClause(_)
-                | ast::CompoundCommand::ArithmeticForClause(_)
-                | ast::CompoundCommand::WhileClause(_)
-                | ast::CompoundCommand::UntilClause(_),
-            None
-        )]
-    )
+            | ast::CompoundCommand::IfClause(_)
+            | ast::CompoundCommand::CaseClause(_)
+            | ast::CompoundCommand::ForClause(_)
+            | ast::CompoundCommand::ArithmeticForClause(_)
+            | ast::CompoundCommand::WhileClause(_)
+            | ast::CompoundCommand::UntilClause(_),
+            redirects,
+        )] => Some(redirects.is_some()),
+        _ => None,
+    }
 }

@@ -337,7 +337,9 @@ impl Interp<'_> {
             }
             SpecialParameter::PositionalParameterCount => Value::Str(self.state.positional.len().to_string()),
             SpecialParameter::LastExitStatus => Value::Str(self.state.last_status.to_string()),
-            SpecialParameter::CurrentOptionFlags => Value::Str(crate::builtins::set::flags(&self.state.options)),
+            SpecialParameter::CurrentOptionFlags => {
+                Value::Str(crate::builtins::set::flags(&self.state.options))
+            }
             SpecialParameter::ProcessId => Value::Str("1".into()),
             SpecialParameter::LastBackgroundProcessId => Value::Unset,
             SpecialParameter::ShellName => Value::Str(self.name.clone()),

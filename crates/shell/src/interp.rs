@@ -319,10 +319,11 @@ impl Interp<'_> {
         self.state.last_status = status;
         // A group, loop, `if` or `case` fails through its last command, which
         // already answered to `set -e` and the ERR trap (bash).
-        let guarded = guarded || crate::callstack::compound_passes_status(&pipeline.seq);
-        if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
+        let compound = crate::callstack::compound_passes_status(&pipeline.seq);
+        if status != 0 && !guarded && compound.is_none() && self.condition == 0 && self.flow.is_none() {
             self.err_trap(io);
         }
+        let guarded = guarded || compound == Some(false);
         if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
         {
             self.flow = Some(Flow::Exit(status));
@@ -383,6 +384,8 @@ impl Interp<'_> {
         if !self.state.options.errtrace {
             self.state.traps.remove(&builtins::trap::ERR);
         }
+        // Caught signals go back to their defaults; ignored ones stay ignored.
+        self.state.traps.retain(|n, action| action.is_empty() || !builtins::trap::is_signal(*n));
         self.pids += 1;
         self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();
@@ -1322,7 +1325,8 @@ impl Interp<'_> {
         let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
-        let calls = crate::callstack::enter(&mut self.state, argv.first().map_or("", String::as_str), self.line);
+        let calls =
+            crate::callstack::enter(&mut self.state, argv.first().map_or("", String::as_str), self.line);
         self.state.push_frame();
         self.depth += 1;
         let loops = std::mem::replace(&mut self.loops, 0);

@@ -62,11 +62,8 @@ pub(crate) fn is_on(o: &Options, name: &str) -> Option<bool> {
 
 /// `$-`: the letters of the options that are on, in bash's order.
 pub(crate) fn flags(o: &Options) -> String {
-    let mut flags: String = LETTERS
-        .iter()
-        .filter(|(_, name)| is_on(o, name) == Some(true))
-        .map(|(c, _)| *c)
-        .collect();
+    let mut flags: String =
+        LETTERS.iter().filter(|(_, name)| is_on(o, name) == Some(true)).map(|(c, _)| *c).collect();
     flags.push('c');
     flags
 }
@@ -99,8 +96,7 @@ const LETTERS: &[(char, &str)] = &[
 pub(crate) fn refresh_vars(state: &mut State) {
     let o = &state.options;
     let set: Vec<&str> = LISTED.iter().map(|(n, _)| *n).filter(|n| is_on(o, n) == Some(true)).collect();
-    let shopt: Vec<&str> =
-        super::shopt::OPTIONS.iter().map(|(n, _)| *n).filter(|n| o.shopt(n)).collect();
+    let shopt: Vec<&str> = super::shopt::OPTIONS.iter().map(|(n, _)| *n).filter(|n| o.shopt(n)).collect();
     for (name, value) in [("SHELLOPTS", set.join(":")), ("BASHOPTS", shopt.join(":"))] {
         let exported = state.vars.get(name).is_some_and(|v| v.exported);
         state.vars.insert(name.into(), Var { value, exported });

@@ -5,13 +5,22 @@ use super::Builtin;
 use crate::ctx::Ctx;
 
 pub const BUILTIN: Builtin = Builtin { name: "sh", run, help: HELP, help_flag: true };
-pub const BASH: Builtin = Builtin { name: "bash", run, help: HELP, help_flag: true };
+pub const BASH: Builtin = Builtin { name: "bash", run: run_bash, help: HELP, help_flag: true };
 
 const HELP: &str = "Usage: sh [-eux] [-c SCRIPT [NAME [ARG]...] | FILE [ARG]...]\n\
 Runs a shell script in a subshell of this sandbox: the text after -c, a file, or standard input.\n\
   -c  run SCRIPT; NAME becomes $0 and the ARGs $1...\n  -e, -u, -x  as `set -e`, `set -u`, `set -x`\n";
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    run_as(ctx, args, "sh")
+}
+
+fn run_bash(ctx: &mut Ctx, args: &[String]) -> i32 {
+    run_as(ctx, args, "bash")
+}
+
+/// Runs the script; `shell` is `$0` unless `-c` gives a name.
+fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
     let mut options: Vec<String> = Vec::new();
     let mut shopts = String::new();
     let mut i = 0;
@@ -73,7 +82,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let rest = args.get(i..).unwrap_or_default();
     let (script, name, params) = match command {
         Some(text) => {
-            let name = rest.first().cloned().unwrap_or_else(|| "sh".to_string());
+            let name = rest.first().cloned().unwrap_or_else(|| shell.to_string());
             (text, name, rest.get(1..).unwrap_or_default().to_vec())
         }
         None => match rest.split_first() {
@@ -86,7 +95,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             },
             None => {
                 let bytes = ctx.stdin_all();
-                (String::from_utf8_lossy(&bytes).into_owned(), "sh".to_string(), Vec::new())
+                (String::from_utf8_lossy(&bytes).into_owned(), shell.to_string(), Vec::new())
             }
         },
     };

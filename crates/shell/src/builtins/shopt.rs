@@ -162,7 +162,11 @@ fn set_options(ctx: &mut Ctx, names: &[String], (set, unset, quiet, print): (boo
 }
 
 /// `shopt` without `-o`: bash's own options.
-fn shopt_options(ctx: &mut Ctx, names: &[String], (set, unset, quiet, print): (bool, bool, bool, bool)) -> i32 {
+fn shopt_options(
+    ctx: &mut Ctx,
+    names: &[String],
+    (set, unset, quiet, print): (bool, bool, bool, bool),
+) -> i32 {
     let mut status = 0;
     let mut text = String::new();
     let selected: Vec<&str> = if names.is_empty() {

@@ -21,6 +21,11 @@ pub const DEBUG: u32 = 65;
 pub const ERR: u32 = 66;
 pub const RETURN: u32 = 67;
 
+/// Whether condition `n` is a signal (not `EXIT`, `DEBUG`, `ERR`, `RETURN`).
+pub(crate) fn is_signal(n: u32) -> bool {
+    (1..=SIGNALS.len() as u32).contains(&n)
+}
+
 pub(crate) const SIGNALS: [&str; 31] = [
     "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE",
     "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
