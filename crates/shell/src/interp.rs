@@ -435,6 +435,11 @@ impl Interp<'_> {
                 })
             }
             ast::Command::Function(def) => {
+                if def.fname.value.contains('$') {
+                    // bash refuses a name with an expansion in it.
+                    self.report(&format!("`{}': not a valid identifier", def.fname.value));
+                    return 1;
+                }
                 self.state.functions.insert(def.fname.value.clone(), Rc::new(def.body.clone()));
                 0
             }
