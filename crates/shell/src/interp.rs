@@ -435,10 +435,16 @@ impl Interp<'_> {
                 })
             }
             ast::Command::Function(def) => {
+                self.set_line(def.fname.loc.clone());
                 if def.fname.value.contains('$') {
                     // bash refuses a name with an expansion in it.
                     self.report(&format!("`{}': not a valid identifier", def.fname.value));
                     return 1;
+                }
+                if crate::posix::special(self.state, &def.fname.value) {
+                    self.report(&format!("`{}': is a special builtin", def.fname.value));
+                    self.flow = Some(Flow::Exit(2));
+                    return 2;
                 }
                 self.state.functions.insert(def.fname.value.clone(), Rc::new(def.body.clone()));
                 0
@@ -911,7 +917,10 @@ impl Interp<'_> {
             return status;
         }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
-        self.restore_vars(saved);
+        // POSIX mode: assignments before a special builtin stay.
+        if !argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+            self.restore_vars(saved);
+        }
         status
     }
 

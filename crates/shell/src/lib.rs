@@ -29,6 +29,7 @@ mod cond;
 mod expand;
 mod extglob;
 mod interp;
+mod posix;
 mod prompt;
 mod shopts;
 mod transform;
