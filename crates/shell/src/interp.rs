@@ -1339,8 +1339,7 @@ impl Interp<'_> {
         let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
-        let calls =
-            crate::callstack::enter(&mut self.state, argv.first().map_or("", String::as_str), self.line);
+        let calls = crate::callstack::enter(self.state, argv.first().map_or("", String::as_str), self.line);
         self.state.push_frame();
         self.depth += 1;
         let loops = std::mem::replace(&mut self.loops, 0);
@@ -1352,7 +1351,7 @@ impl Interp<'_> {
         self.loops = loops;
         self.depth -= 1;
         self.state.pop_frame();
-        crate::callstack::leave(&mut self.state, calls);
+        crate::callstack::leave(self.state, calls);
         self.state.positional = positional;
         if let Some(Flow::Return(code)) = self.flow {
             self.flow = None;

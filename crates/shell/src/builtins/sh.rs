@@ -40,6 +40,9 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
                 i += 1;
                 break;
             }
+            // No startup files are read here.
+            "--norc" | "--noprofile" => i += 1,
+            "--rcfile" | "--init-file" => i += 2,
             "-o" | "+o" | "-O" | "+O" => {
                 let Some(name) = args.get(i + 1) else {
                     ctx.err(format!("sh: {arg}: option requires an argument\n"));
@@ -58,7 +61,8 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
                 for c in flag.chars().skip(1) {
                     match c {
                         'e' | 'u' | 'x' | 'f' | 'v' | 'C' | 'a' | 'E' => options.push(format!("-{c}")),
-                        'c' => {}
+                        // A script's shell is never interactive here.
+                        'c' | 'i' => {}
                         other => {
                             ctx.err(format!("sh: -{other}: invalid option\n"));
                             return 2;
