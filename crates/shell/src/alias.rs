@@ -13,7 +13,7 @@ use crate::interp::Interp;
 /// Runs `command` through its alias, or `None` when it names none (or
 /// aliases are off).
 pub(crate) fn run(interp: &mut Interp, command: &ast::SimpleCommand, io: &Io) -> Option<i32> {
-    if !interp.state.options.shopt("expand_aliases") || command.prefix.is_some() {
+    if !interp.state.options.shopt("expand_aliases") {
         return None;
     }
     let name = command.word_or_name.as_ref()?.value.clone();
@@ -27,14 +27,17 @@ pub(crate) fn run(interp: &mut Interp, command: &ast::SimpleCommand, io: &Io) ->
             other => other.to_string(),
         })
         .collect();
-    if value.ends_with([' ', '\t']) {
-        if let Some(next) = words.first_mut() {
-            if let Some(v) = interp.state.aliases.get(next.as_str()) {
-                *next = v.clone();
-            }
-        }
+    // Each alias ending in a blank makes the next word a candidate.
+    let mut blank = value.ends_with([' ', '\t']);
+    for next in &mut words {
+        let Some(v) = interp.state.aliases.get(next.as_str()).filter(|_| blank) else { break };
+        blank = v.ends_with([' ', '\t']);
+        *next = v.clone();
     }
-    let text = format!("{value} {}", words.join(" "));
+    // Assignments and redirections before the name stay in front.
+    let prefix: Vec<String> =
+        command.prefix.iter().flat_map(|p| p.0.iter()).map(ToString::to_string).collect();
+    let text = format!("{} {value} {}", prefix.join(" "), words.join(" "));
     // Not expanded again inside itself.
     interp.state.aliases.remove(&name);
     let status = interp.run_source(&text, io);

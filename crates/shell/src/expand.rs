@@ -153,8 +153,8 @@ impl Interp<'_> {
 
     fn fatal(&mut self, message: &str) -> ExpandError {
         self.report(message);
-        // bash's non-interactive shell exits with 127 here.
-        ExpandError::Reported { fatal: true, status: 127 }
+        // bash's non-interactive shell exits with 127 here (1 under `set -e`).
+        ExpandError::Reported { fatal: true, status: if self.state.options.errexit { 1 } else { 127 } }
     }
 
     fn ifs_or_default(&self) -> String {
@@ -403,25 +403,7 @@ impl Interp<'_> {
             SpecialParameter::PositionalParameterCount => Value::Str(self.state.positional.len().to_string()),
             SpecialParameter::LastExitStatus => Value::Str(self.state.last_status.to_string()),
             SpecialParameter::CurrentOptionFlags => {
-                let o = &self.state.options;
-                let mut flags = String::new();
-                for (on, c) in [
-                    (o.allexport, 'a'),
-                    (o.errexit, 'e'),
-                    (o.noglob, 'f'),
-                    (true, 'h'),
-                    (o.nounset, 'u'),
-                    (o.xtrace, 'x'),
-                    (true, 'B'),
-                    (o.noclobber, 'C'),
-                    (o.errtrace, 'E'),
-                    (true, 'c'),
-                ] {
-                    if on {
-                        flags.push(c);
-                    }
-                }
-                Value::Str(flags)
+                Value::Str(crate::builtins::set::flags(&self.state.options))
             }
             SpecialParameter::ProcessId => Value::Str("1".into()),
             SpecialParameter::LastBackgroundProcessId => Value::Unset,

@@ -320,9 +320,13 @@ impl Interp<'_> {
         }
         let status = if pipeline.bang { i32::from(status == 0) } else { status };
         self.state.last_status = status;
-        if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
+        // A group, loop, `if` or `case` fails through its last command, which
+        // already answered to `set -e` and the ERR trap (bash).
+        let compound = crate::callstack::compound_passes_status(&pipeline.seq);
+        if status != 0 && !guarded && compound.is_none() && self.condition == 0 && self.flow.is_none() {
             self.err_trap(io);
         }
+        let guarded = guarded || compound == Some(false);
         if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
         {
             self.flow = Some(Flow::Exit(status));
@@ -375,6 +379,7 @@ impl Interp<'_> {
     /// command substitutions.
     pub(crate) fn subshell(&mut self, f: impl FnOnce(&mut Self) -> i32) -> i32 {
         let saved = self.state.clone();
+        self.state.inherited_traps = Some(self.state.traps.clone());
         self.state.traps.remove(&builtins::trap::EXIT);
         self.state.traps.remove(&builtins::trap::DEBUG);
         // Nor `ERR` unless `set -E`: the subshell's status is the failed
@@ -382,6 +387,8 @@ impl Interp<'_> {
         if !self.state.options.errtrace {
             self.state.traps.remove(&builtins::trap::ERR);
         }
+        // Caught signals go back to their defaults; ignored ones stay ignored.
+        self.state.traps.retain(|n, action| action.is_empty() || !builtins::trap::is_signal(*n));
         self.pids += 1;
         self.state.bashpid = self.pids;
         let cwd = self.sys.cwd();
@@ -431,6 +438,17 @@ impl Interp<'_> {
                 })
             }
             ast::Command::Function(def) => {
+                self.set_line(def.fname.loc.clone());
+                if def.fname.value.contains('$') {
+                    // bash refuses a name with an expansion in it.
+                    self.report(&format!("`{}': not a valid identifier", def.fname.value));
+                    return 1;
+                }
+                if crate::posix::special(self.state, &def.fname.value) {
+                    self.report(&format!("`{}': is a special builtin", def.fname.value));
+                    self.flow = Some(Flow::Exit(2));
+                    return 2;
+                }
                 self.state.functions.insert(def.fname.value.clone(), Rc::new(def.body.clone()));
                 0
             }
@@ -927,7 +945,10 @@ impl Interp<'_> {
             return status;
         }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
-        self.restore_vars(saved);
+        // POSIX mode: assignments before a special builtin stay.
+        if !argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+            self.restore_vars(saved);
+        }
         status
     }
 
@@ -1314,7 +1335,11 @@ impl Interp<'_> {
         let args = args.to_vec();
         self.subshell(move |me| {
             me.depth += 1;
+            // A new shell: only ignored signals stay ignored.
+            let mut ignored = std::mem::take(&mut me.state.traps);
+            ignored.retain(|_, action| action.is_empty());
             *me.state = me.state.child();
+            me.state.traps = ignored;
             me.state.positional = args;
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
@@ -1344,6 +1369,7 @@ impl Interp<'_> {
         let return_action = self.return_action();
         let positional =
             std::mem::replace(&mut self.state.positional, argv.get(1..).unwrap_or_default().to_vec());
+        let calls = crate::callstack::enter(self.state, argv.first().map_or("", String::as_str), self.line);
         let temps = std::mem::take(&mut self.tempenv);
         self.state.push_frame_with(temps);
         self.depth += 1;
@@ -1356,6 +1382,7 @@ impl Interp<'_> {
         self.loops = loops;
         self.depth -= 1;
         self.state.pop_frame();
+        crate::callstack::leave(self.state, calls);
         self.state.positional = positional;
         if let Some(Flow::Return(code)) = self.flow {
             self.flow = None;

@@ -24,10 +24,12 @@ pub mod testing;
 
 mod alias;
 mod arith;
+mod callstack;
 mod cond;
 mod expand;
 mod extglob;
 mod interp;
+mod posix;
 mod prompt;
 mod shopts;
 mod transform;

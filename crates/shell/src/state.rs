@@ -26,6 +26,9 @@ pub struct Options {
     pub allexport: bool,
     /// `-E`: the `ERR` trap also runs in functions and subshells.
     pub errtrace: bool,
+    /// The other `set -o` options not at their default (`emacs`, `vi`,
+    /// `verbose`, `posix`, …), by name: kept and listed.
+    pub others: BTreeSet<&'static str>,
     /// `shopt` options not at their default, by name (see
     /// [`crate::builtins::shopt`]).
     pub shopt: BTreeSet<&'static str>,
@@ -240,6 +243,9 @@ pub struct State {
     pub pending_export: BTreeSet<String>,
     /// `trap` actions, by condition number (see [`crate::builtins::trap`]).
     pub traps: BTreeMap<u32, String>,
+    /// In a subshell until it sets a trap: the traps of the shell that
+    /// started it, which `trap -p` still lists (bash).
+    pub inherited_traps: Option<BTreeMap<u32, String>>,
     /// `getopts`' place: the `OPTIND` it left and the offset inside that
     /// argument's group of options.
     pub getopts_pos: (usize, usize),
@@ -285,6 +291,7 @@ impl State {
             state.vars.insert(name.into(), Var { value: value.into(), exported: false });
             state.readonly.insert(name.into());
         }
+        crate::builtins::set::refresh_vars(&mut state);
         state
     }
 

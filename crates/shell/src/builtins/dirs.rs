@@ -116,7 +116,33 @@ fn dirs(ctx: &mut Ctx, args: &[String]) -> i32 {
     0
 }
 
+/// The arguments after a leading `--`; `Err(status)` after reporting a
+/// word like `-z` (not `-N`) or, for `pushd`, more than one argument.
+fn operands<'a>(ctx: &mut Ctx, builtin: &str, args: &'a [String]) -> Result<&'a [String], i32> {
+    let args = match args.first() {
+        Some(first) if first == "--" => &args[1..],
+        _ => args,
+    };
+    if let Some(a) = args.first().filter(|a| a.starts_with('-') && a.len() > 1) {
+        if !a[1..].bytes().all(|b| b.is_ascii_digit()) {
+            ctx.shell_error(&format!("{builtin}: {a}: invalid number"));
+            let usage = if builtin == "pushd" { "[-n] [+N | -N | dir]" } else { "[-n] [+N | -N]" };
+            ctx.err(format!("{builtin}: usage: {builtin} {usage}\n"));
+            return Err(2);
+        }
+    }
+    if builtin == "pushd" && args.len() > 1 {
+        ctx.shell_error("pushd: too many arguments");
+        return Err(1);
+    }
+    Ok(args)
+}
+
 fn pushd(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = match operands(ctx, "pushd", args) {
+        Ok(args) => args,
+        Err(status) => return status,
+    };
     let mut all = stack(ctx);
     match args.first() {
         None => {
@@ -149,6 +175,10 @@ fn pushd(ctx: &mut Ctx, args: &[String]) -> i32 {
 }
 
 fn popd(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let args = match operands(ctx, "popd", args) {
+        Ok(args) => args,
+        Err(status) => return status,
+    };
     let mut all = stack(ctx);
     if all.len() < 2 {
         ctx.shell_error("popd: directory stack empty");

@@ -107,6 +107,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             ctx.state().unset("OPTARG");
         }
     }
+    if !super::export::valid_name(name) {
+        ctx.shell_error(&format!("getopts: `{name}': not a valid identifier"));
+        return 1;
+    }
     if !ctx.state().set(name, letter) {
         ctx.shell_error(&format!("{name}: readonly variable"));
         return 2;

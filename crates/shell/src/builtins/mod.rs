@@ -52,6 +52,7 @@ mod grep;
 mod hash;
 mod head;
 mod help;
+mod history;
 pub(crate) mod jq;
 mod js;
 mod kill;
@@ -173,6 +174,7 @@ const BUILTINS: &[Builtin] = &[
     hash::BUILTIN,
     head::BUILTIN,
     help::BUILTIN,
+    history::BUILTIN,
     jq::BUILTIN,
     js::BUILTIN,
     kill::BUILTIN,

@@ -3,6 +3,8 @@
 
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::interp::Flow;
+use crate::state::{Options, State, Var};
 
 pub const BUILTIN: Builtin = Builtin {
     name: "set",
@@ -22,9 +24,84 @@ fn option(ctx: &mut Ctx, name: &str, on: bool) -> bool {
         "noclobber" => o.noclobber = on,
         "allexport" => o.allexport = on,
         "errtrace" => o.errtrace = on,
-        _ => return LISTED.iter().any(|(n, _)| *n == name),
+        _ => {
+            let Some((name, fixed)) = LISTED.iter().find(|(n, _)| *n == name) else { return false };
+            // The line-editing modes exclude each other.
+            match *name {
+                "emacs" if on => o.others.remove("vi"),
+                "vi" if on => o.others.remove("emacs"),
+                _ => false,
+            };
+            if on == *fixed {
+                o.others.remove(name);
+            } else {
+                o.others.insert(name);
+            }
+        }
     }
     true
+}
+
+/// Whether the `set -o` option `name` is on (`None`: no such option).
+pub(crate) fn is_on(o: &Options, name: &str) -> Option<bool> {
+    Some(match name {
+        "allexport" => o.allexport,
+        "errexit" => o.errexit,
+        "errtrace" => o.errtrace,
+        "noclobber" => o.noclobber,
+        "noglob" => o.noglob,
+        "nounset" => o.nounset,
+        "pipefail" => o.pipefail,
+        "xtrace" => o.xtrace,
+        _ => {
+            let (name, fixed) = LISTED.iter().find(|(n, _)| *n == name)?;
+            o.others.contains(name) != *fixed
+        }
+    })
+}
+
+/// `$-`: the letters of the options that are on, in bash's order.
+pub(crate) fn flags(o: &Options) -> String {
+    let mut flags: String =
+        LETTERS.iter().filter(|(_, name)| is_on(o, name) == Some(true)).map(|(c, _)| *c).collect();
+    flags.push('c');
+    flags
+}
+
+/// `set`'s single-letter options, in `$-`'s order.
+const LETTERS: &[(char, &str)] = &[
+    ('a', "allexport"),
+    ('b', "notify"),
+    ('e', "errexit"),
+    ('f', "noglob"),
+    ('h', "hashall"),
+    ('k', "keyword"),
+    ('m', "monitor"),
+    ('n', "noexec"),
+    ('p', "privileged"),
+    ('t', "onecmd"),
+    ('u', "nounset"),
+    ('v', "verbose"),
+    ('x', "xtrace"),
+    ('B', "braceexpand"),
+    ('C', "noclobber"),
+    ('E', "errtrace"),
+    ('H', "histexpand"),
+    ('P', "physical"),
+    ('T', "functrace"),
+];
+
+/// `$SHELLOPTS` and `$BASHOPTS`: the options that are on, by name,
+/// separated by `:` (readonly, as in bash).
+pub(crate) fn refresh_vars(state: &mut State) {
+    let o = &state.options;
+    let set: Vec<&str> = LISTED.iter().map(|(n, _)| *n).filter(|n| is_on(o, n) == Some(true)).collect();
+    let shopt: Vec<&str> = super::shopt::OPTIONS.iter().map(|(n, _)| *n).filter(|n| o.shopt(n)).collect();
+    for (name, value) in [("SHELLOPTS", set.join(":")), ("BASHOPTS", shopt.join(":"))] {
+        let exported = state.vars.get(name).is_some_and(|v| v.exported);
+        state.vars.insert(name.into(), Var { value, exported });
+        state.readonly.insert(name.into());
+    }
 }
 
 /// `set -o`'s options: the ones above, and the rest fixed at bash's value.
@@ -63,17 +140,7 @@ fn listing(ctx: &mut Ctx, plus: bool) -> String {
     let o = ctx.state().options.clone();
     let mut text = String::new();
     for (name, fixed) in LISTED {
-        let on = match *name {
-            "allexport" => o.allexport,
-            "errexit" => o.errexit,
-            "errtrace" => o.errtrace,
-            "noclobber" => o.noclobber,
-            "noglob" => o.noglob,
-            "nounset" => o.nounset,
-            "pipefail" => o.pipefail,
-            "xtrace" => o.xtrace,
-            _ => *fixed,
-        };
+        let on = is_on(&o, name).unwrap_or(*fixed);
         if plus {
             text.push_str(&format!("set {}o {name}\n", if on { '-' } else { '+' }));
         } else {
@@ -110,6 +177,16 @@ fn variables(state: &crate::state::State) -> String {
 }
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let status = set(ctx, args);
+    refresh_vars(ctx.state());
+    // `set -n`: nothing after it runs (a script is only read).
+    if ctx.state().options.others.remove("noexec") && ctx.interp.flow.is_none() {
+        ctx.interp.flow = Some(Flow::Exit(status));
+    }
+    status
+}
+
+fn set(ctx: &mut Ctx, args: &[String]) -> i32 {
     if args.is_empty() {
         let text = variables(ctx.state());
         let _ = ctx.out(text);
@@ -126,6 +203,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             // Ends the options and turns tracing off; the parameters change
             // only when words follow.
             ctx.state().options.xtrace = false;
+            ctx.state().options.others.remove("verbose");
             if i < args.len() {
                 ctx.state().positional = args[i..].to_vec();
             }
@@ -164,7 +242,9 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                     continue;
                 }
                 'E' => "errtrace",
-                'h' | 'B' | 'H' | 'm' | 'b' | 'v' | 'n' | 'P' | 'T' | 'k' | 't' => continue,
+                other if LETTERS.iter().any(|(c, _)| *c == other) => {
+                    LETTERS.iter().find(|(c, _)| *c == other).map_or("", |(_, n)| n)
+                }
                 other => {
                     ctx.shell_error(&format!("set: -{other}: invalid option"));
                     ctx.err("set: usage: set [-eufx] [-o option-name] [--] [arg ...]\n");

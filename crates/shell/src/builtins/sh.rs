@@ -5,14 +5,24 @@ use super::Builtin;
 use crate::ctx::Ctx;
 
 pub const BUILTIN: Builtin = Builtin { name: "sh", run, help: HELP, help_flag: true };
-pub const BASH: Builtin = Builtin { name: "bash", run, help: HELP, help_flag: true };
+pub const BASH: Builtin = Builtin { name: "bash", run: run_bash, help: HELP, help_flag: true };
 
 const HELP: &str = "Usage: sh [-eux] [-c SCRIPT [NAME [ARG]...] | FILE [ARG]...]\n\
 Runs a shell script in a subshell of this sandbox: the text after -c, a file, or standard input.\n\
   -c  run SCRIPT; NAME becomes $0 and the ARGs $1...\n  -e, -u, -x  as `set -e`, `set -u`, `set -x`\n";
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
-    let mut options = Vec::new();
+    run_as(ctx, args, "sh")
+}
+
+fn run_bash(ctx: &mut Ctx, args: &[String]) -> i32 {
+    run_as(ctx, args, "bash")
+}
+
+/// Runs the script; `shell` is `$0` unless `-c` gives a name.
+fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
+    let mut options: Vec<String> = Vec::new();
+    let mut shopts = String::new();
     let mut i = 0;
     let mut command = None;
     while let Some(arg) = args.get(i) {
@@ -30,11 +40,29 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 i += 1;
                 break;
             }
+            // No startup files are read here.
+            "--norc" | "--noprofile" => i += 1,
+            "--rcfile" | "--init-file" => i += 2,
+            "-o" | "+o" | "-O" | "+O" => {
+                let Some(name) = args.get(i + 1) else {
+                    ctx.err(format!("sh: {arg}: option requires an argument\n"));
+                    return 2;
+                };
+                let on = if arg.starts_with('-') { '-' } else { '+' };
+                if arg.ends_with('o') {
+                    options.push(format!("{on}o {}", crate::expand::quote_if_needed(name)));
+                } else {
+                    let flag = if on == '-' { 's' } else { 'u' };
+                    shopts.push_str(&format!("shopt -{flag} {}; ", crate::expand::quote_if_needed(name)));
+                }
+                i += 2;
+            }
             flag if flag.starts_with('-') && flag.len() > 1 => {
                 for c in flag.chars().skip(1) {
                     match c {
-                        'e' | 'u' | 'x' | 'f' => options.push(c),
-                        'c' => {}
+                        'e' | 'u' | 'x' | 'f' | 'v' | 'C' | 'a' | 'E' => options.push(format!("-{c}")),
+                        // A script's shell is never interactive here.
+                        'c' | 'i' => {}
                         other => {
                             ctx.err(format!("sh: -{other}: invalid option\n"));
                             return 2;
@@ -58,7 +86,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let rest = args.get(i..).unwrap_or_default();
     let (script, name, params) = match command {
         Some(text) => {
-            let name = rest.first().cloned().unwrap_or_else(|| "sh".to_string());
+            let name = rest.first().cloned().unwrap_or_else(|| shell.to_string());
             (text, name, rest.get(1..).unwrap_or_default().to_vec())
         }
         None => match rest.split_first() {
@@ -79,12 +107,17 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             },
             None => {
                 let bytes = ctx.stdin_all();
-                (String::from_utf8_lossy(&bytes).into_owned(), "sh".to_string(), Vec::new())
+                (String::from_utf8_lossy(&bytes).into_owned(), shell.to_string(), Vec::new())
             }
         },
     };
-    let prefix: String = options.iter().map(|c| format!("set -{c}\n")).collect();
-    let script = if prefix.is_empty() { script } else { format!("{prefix}{script}") };
+    // The options become commands on the script's first line (its line
+    // numbers stay).
+    let mut prefix = shopts;
+    if !options.is_empty() {
+        prefix.push_str(&format!("set {}; ", options.join(" ")));
+    }
+    let script = format!("{prefix}{script}");
     let io = ctx.io.clone();
     ctx.interp.run_script_text(&script, &name, &params, &io)
 }

@@ -11,6 +11,12 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
+    if args.len() > 1 {
+        // A usage error of a special builtin: bash's script stops.
+        ctx.shell_error("shift: too many arguments");
+        ctx.interp.flow = Some(crate::interp::Flow::Exit(1));
+        return 1;
+    }
     let n = match args.first() {
         None => 1,
         Some(a) => match a.parse::<usize>() {

@@ -112,18 +112,61 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         return 1;
     }
     if o {
-        // `shopt -o` is `set -o`.
-        let flag = if unset { "+o" } else { "-o" };
+        return set_options(ctx, names, (set, unset, quiet, print));
+    }
+    let status = shopt_options(ctx, names, (set, unset, quiet, print));
+    super::set::refresh_vars(ctx.state());
+    status
+}
+
+/// `shopt -o`: the `set -o` options, listed, queried or changed.
+fn set_options(ctx: &mut Ctx, names: &[String], (set, unset, quiet, print): (bool, bool, bool, bool)) -> i32 {
+    if set || unset {
+        let flag = if set { "-o" } else { "+o" };
         let mut argv: Vec<String> = Vec::new();
         for n in names {
             argv.push(flag.to_string());
             argv.push(n.clone());
         }
-        if names.is_empty() || !(set || unset) {
-            argv = vec![if print { "+o" } else { "-o" }.to_string()];
+        if names.is_empty() {
+            argv = vec!["-o".to_string()];
         }
         return super::run(&super::set::BUILTIN, ctx, &argv);
     }
+    let listed: Vec<&str> = if names.is_empty() {
+        super::set::LISTED.iter().map(|(n, _)| *n).collect()
+    } else {
+        names.iter().map(String::as_str).collect()
+    };
+    let (mut status, mut text) = (0, String::new());
+    for name in listed {
+        let Some(on) = super::set::is_on(&ctx.state().options, name) else {
+            ctx.shell_error(&format!("shopt: {name}: invalid option name"));
+            status = 1;
+            continue;
+        };
+        if !on && !names.is_empty() {
+            status = 1;
+        }
+        if quiet {
+            continue;
+        }
+        if print {
+            text.push_str(&format!("set {}o {name}\n", if on { '-' } else { '+' }));
+        } else {
+            text.push_str(&format!("{name:<15}\t{}\n", if on { "on" } else { "off" }));
+        }
+    }
+    let _ = ctx.out(text);
+    status
+}
+
+/// `shopt` without `-o`: bash's own options.
+fn shopt_options(
+    ctx: &mut Ctx,
+    names: &[String],
+    (set, unset, quiet, print): (bool, bool, bool, bool),
+) -> i32 {
     let mut status = 0;
     let mut text = String::new();
     let selected: Vec<&str> = if names.is_empty() {

@@ -21,6 +21,11 @@ pub const DEBUG: u32 = 65;
 pub const ERR: u32 = 66;
 pub const RETURN: u32 = 67;
 
+/// Whether condition `n` is a signal (not `EXIT`, `DEBUG`, `ERR`, `RETURN`).
+pub(crate) fn is_signal(n: u32) -> bool {
+    (1..=SIGNALS.len() as u32).contains(&n)
+}
+
 pub(crate) const SIGNALS: [&str; 31] = [
     "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE",
     "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ",
@@ -56,7 +61,8 @@ fn name(n: u32) -> String {
 
 fn listing(ctx: &mut Ctx, only: Option<&[u32]>) -> String {
     let mut text = String::new();
-    for (n, action) in &ctx.state().traps {
+    let state = ctx.state();
+    for (n, action) in state.inherited_traps.as_ref().unwrap_or(&state.traps) {
         if only.is_none_or(|o| o.contains(n)) {
             text.push_str(&format!("trap -- {} {}\n", crate::expand::quote(action), name(*n)));
         }
@@ -125,6 +131,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     for spec in specs {
         match condition(spec) {
             Some(n) => {
+                ctx.state().inherited_traps = None;
                 let traps = &mut ctx.state().traps;
                 match &action {
                     Some(a) => traps.insert(n, a.clone()),
