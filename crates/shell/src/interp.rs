@@ -945,8 +945,12 @@ impl Interp<'_> {
             return status;
         }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
-        // POSIX mode: assignments before a special builtin stay.
-        if !argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+        // POSIX mode: assignments before a special builtin stay; one the
+        // builtin unset was the temporary one, and shows what it hid.
+        if argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+            let gone = saved.into_iter().filter(|(name, _)| !self.state.vars.contains_key(name)).collect();
+            self.restore_vars(gone);
+        } else {
             self.restore_vars(saved);
         }
         status
