@@ -61,7 +61,10 @@ impl Interp<'_> {
                     }
                     BinaryPredicate::StringMatchesRegex => {
                         let r = self.expand_regex(&right.value)?;
-                        let re = match regex::Regex::new(&r) {
+                        let re = match regex::RegexBuilder::new(&r)
+                            .case_insensitive(self.state.options.shopt("nocasematch"))
+                            .build()
+                        {
                             Ok(re) => re,
                             Err(_) => {
                                 self.report(&format!("{r}: invalid regular expression"));
@@ -118,20 +121,6 @@ impl Interp<'_> {
 
     /// The right side of `=~`: quoted parts match literally.
     fn expand_regex(&mut self, raw: &str) -> Result<String, ExpandError> {
-        let pattern = self.expand_pattern(raw)?;
-        // expand_pattern escaped quoted characters for globbing; turn those
-        // escapes into regex escapes.
-        let mut out = String::new();
-        let mut chars = pattern.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(next) = chars.next() {
-                    out.push_str(&regex::escape(&next.to_string()));
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        Ok(out)
+        self.expand_regex_text(raw)
     }
 }

@@ -134,6 +134,23 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// Expands the right side of `=~`: quoted characters match literally.
+    pub(crate) fn expand_regex_text(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let mut out = String::new();
+        for p in self.word_pieces(raw, false)? {
+            match p {
+                Piece::Ch(ch) if ch.quoted && "\\.+*?()|[]{}^$".contains(ch.c) => {
+                    out.push('\\');
+                    out.push(ch.c);
+                }
+                Piece::Ch(ch) => out.push(ch.c),
+                Piece::Break | Piece::Sep { .. } => out.push(' '),
+                Piece::Quote => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// Expands the body of a here-document (parameters, substitutions and
     /// arithmetic; quotes are ordinary characters).
     pub(crate) fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {

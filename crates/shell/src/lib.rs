@@ -25,6 +25,7 @@ pub mod testing;
 mod alias;
 mod arith;
 mod cond;
+mod condsyntax;
 mod expand;
 mod extglob;
 mod interp;
