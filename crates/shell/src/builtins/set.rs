@@ -58,22 +58,27 @@ pub(crate) const LISTED: &[(&str, bool)] = &[
     ("xtrace", false),
 ];
 
+/// Whether the `set -o` option `name` is on (`None`: not an option).
+pub(crate) fn option_on(o: &crate::state::Options, name: &str) -> Option<bool> {
+    Some(match name {
+        "allexport" => o.allexport,
+        "errexit" => o.errexit,
+        "errtrace" => o.errtrace,
+        "noclobber" => o.noclobber,
+        "noglob" => o.noglob,
+        "nounset" => o.nounset,
+        "pipefail" => o.pipefail,
+        "xtrace" => o.xtrace,
+        _ => LISTED.iter().find(|(n, _)| *n == name)?.1,
+    })
+}
+
 /// `set -o` (`plus`: `set +o`, as commands) listing.
 fn listing(ctx: &mut Ctx, plus: bool) -> String {
     let o = ctx.state().options.clone();
     let mut text = String::new();
     for (name, fixed) in LISTED {
-        let on = match *name {
-            "allexport" => o.allexport,
-            "errexit" => o.errexit,
-            "errtrace" => o.errtrace,
-            "noclobber" => o.noclobber,
-            "noglob" => o.noglob,
-            "nounset" => o.nounset,
-            "pipefail" => o.pipefail,
-            "xtrace" => o.xtrace,
-            _ => *fixed,
-        };
+        let on = option_on(&o, name).unwrap_or(*fixed);
         if plus {
             text.push_str(&format!("set {}o {name}\n", if on { '-' } else { '+' }));
         } else {

@@ -100,6 +100,7 @@ pub(crate) fn unary(sys: &mut dyn System, state: &State, pred: &UnaryPredicate, 
         // `-v a[k]` is `Interp::element_is_set`.
         UnaryPredicate::ShellVariableIsSetAndAssigned => state.is_set(operand),
         UnaryPredicate::FdIsOpenTerminal => false,
+        UnaryPredicate::ShellOptionEnabled => super::set::option_on(&state.options, operand) == Some(true),
         _ => false,
     }
 }
