@@ -43,6 +43,16 @@ impl Interp<'_> {
             ExtendedTestExpr::Or(a, b) => self.extended_test(a)? || self.extended_test(b)?,
             ExtendedTestExpr::Not(a) => !self.extended_test(a)?,
             ExtendedTestExpr::Parenthesized(a) => self.extended_test(a)?,
+            // Without extglob, `[[ !(x) ]]` is `[[ ! ( x ) ]]`.
+            ExtendedTestExpr::UnaryTest(UnaryPredicate::StringHasNonZeroLength, word)
+                if !self.state.options.shopt("extglob")
+                    && word.value.len() > 3
+                    && word.value.starts_with("!(")
+                    && word.value.ends_with(')') =>
+            {
+                let inner = &word.value[2..word.value.len() - 1];
+                self.expand_string(inner.trim())?.is_empty()
+            }
             ExtendedTestExpr::UnaryTest(pred, word) => {
                 let operand = self.expand_string(&word.value)?;
                 match self.element_is_set(pred, &operand) {

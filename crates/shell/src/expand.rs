@@ -292,9 +292,15 @@ impl Interp<'_> {
                 WordPiece::ArithmeticExpression(expr) => {
                     // An error in `$(( ))` drops the rest of the top-level command.
                     let value = self.arith_text(&expr.value).inspect_err(|e| {
-                        let ExpandError::Reported { status, .. } = e;
+                        let ExpandError::Reported { status, fatal } = e;
                         if self.flow.is_none() {
-                            self.flow = Some(crate::interp::Flow::Abort(*status));
+                            let status = *status;
+                            let fatal = *fatal;
+                            self.flow = Some(if fatal {
+                                crate::interp::Flow::Exit(status)
+                            } else {
+                                crate::interp::Flow::Abort(status)
+                            });
                         }
                     })?;
                     Self::push_text(out, &value.to_string(), quoted, !quoted);
@@ -469,6 +475,9 @@ impl Interp<'_> {
                 Value::Fields(values, *concatenate)
             }
             Parameter::NamedWithIndex { name, index } => {
+                if index.trim().is_empty() {
+                    return Err(self.fail(&format!("${{{name}[{index}]}}: bad substitution")));
+                }
                 let i = self.subscript(index)?;
                 match self.state.arrays.get(name) {
                     Some(array) => array
@@ -904,6 +913,10 @@ impl Interp<'_> {
         if matches.is_empty() {
             if self.state.options.shopt("failglob") {
                 self.report(&format!("no match: {literal}"));
+                // As in bash, the rest of the top-level command is dropped.
+                if self.flow.is_none() {
+                    self.flow = Some(crate::interp::Flow::Abort(1));
+                }
                 return Err(ExpandError::Reported { fatal: false, status: 1 });
             }
             if !self.state.options.shopt("nullglob") {
@@ -961,6 +974,9 @@ impl Interp<'_> {
             let mut next = Vec::new();
             if globstar && *part == "**" {
                 current = self.globstar(&current, last);
+                // `**/**` finds each directory once.
+                current.sort();
+                current.dedup();
                 continue;
             }
             for base in &current {

@@ -251,7 +251,13 @@ impl Interp<'_> {
                 if let Some((at, message)) = cond {
                     self.line = base + start_line(script, start) + at + 1;
                     if let Some(message) = message {
+                        // The script itself is bash's `-c` string.
+                        let name = self.name.clone();
+                        if top && self.depth == 0 {
+                            self.name = format!("{name}: -c");
+                        }
                         self.report(&message);
+                        self.name = name;
                     }
                     self.err = saved;
                     if !top {
@@ -1162,6 +1168,10 @@ impl Interp<'_> {
                 }
             }
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
+                if index.trim().is_empty() {
+                    self.report(&format!("{name}[{index}]: bad array subscript"));
+                    return Err(1);
+                }
                 let index = self.subscript(index).map_err(|e| self.expansion_failed(e))?;
                 let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
                 let resolved = match self.state.arrays.get(&name) {
