@@ -969,6 +969,8 @@ impl Interp<'_> {
             || self.state.get("GLOBIGNORE").is_some_and(|g| !g.is_empty());
         let nocase = self.state.options.shopt("nocaseglob");
         let globstar = self.state.options.shopt("globstar");
+        let skip_dots_off = !self.state.options.shopt("globskipdots")
+            && self.state.get("GLOBIGNORE").is_none_or(str::is_empty);
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();
             let mut next = Vec::new();
@@ -993,6 +995,12 @@ impl Interp<'_> {
                 }
                 let dir = if base.is_empty() { "." } else { base.as_str() };
                 let Ok(entries) = self.sys.readdir(dir) else { continue };
+                // `shopt -u globskipdots`: `.*` matches `.` and `..` too.
+                if skip_dots_off && part.starts_with('.') {
+                    next.extend(
+                        [".", ".."].iter().filter(|d| pattern::fnmatch(part, d)).map(|d| join(base, d)),
+                    );
+                }
                 for entry in entries {
                     if entry.name.starts_with('.')
                         && !dotglob

@@ -1588,6 +1588,13 @@ impl Interp<'_> {
         if target == "-" || target.bytes().all(|c| c.is_ascii_digit()) {
             return self.duplicate_fd(fd, target, io, input_kind);
         }
+        // `N>&M-` moves M to N.
+        if let Some(m) =
+            target.strip_suffix('-').filter(|m| !m.is_empty() && m.bytes().all(|c| c.is_ascii_digit()))
+        {
+            self.duplicate_fd(fd, m, io, input_kind)?;
+            return self.duplicate_fd(m.parse().unwrap_or(-1), "-", io, input_kind);
+        }
         match target {
             // `>& file` (csh style) means both outputs to the file.
             path if !input_kind => {
