@@ -94,8 +94,7 @@ impl Interp<'_> {
         match value {
             None => {
                 if self.state.options.nounset {
-                    self.report(&format!("{name}: unbound variable"));
-                    return Err(ExpandError::Reported { fatal: true, status: 1 });
+                    return Err(self.arith_unbound(name));
                 }
                 Ok(0)
             }
@@ -116,6 +115,7 @@ impl Interp<'_> {
                 let key = assoc_key(index);
                 match self.state.assoc.get(name).and_then(|a| a.get(&key)).map(str::to_string) {
                     Some(v) => self.arith_eval_str(&v, depth + 1),
+                    None if self.unbound_whole(name) => Err(self.arith_unbound(name)),
                     None => Ok(0),
                 }
             }
@@ -130,10 +130,25 @@ impl Interp<'_> {
                     .or_else(|| if i == 0 { self.state.get(name).map(str::to_string) } else { None });
                 match value {
                     Some(v) => self.arith_eval_str(&v, depth + 1),
+                    None if self.unbound_whole(name) => Err(self.arith_unbound(name)),
                     None => Ok(0),
                 }
             }
         }
+    }
+
+    /// `set -u` and a variable with no value at all.
+    fn unbound_whole(&self, name: &str) -> bool {
+        self.state.options.nounset
+            && self.state.get(name).is_none()
+            && self.state.arrays.get(name).is_none_or(|a| a.is_empty())
+            && self.state.assoc.get(name).is_none_or(|a| a.is_empty())
+    }
+
+    /// bash's non-interactive shell exits with 127 on an unbound variable.
+    fn arith_unbound(&mut self, name: &str) -> ExpandError {
+        self.report(&format!("{name}: unbound variable"));
+        ExpandError::Reported { fatal: true, status: 127 }
     }
 
     fn arith_target_set(

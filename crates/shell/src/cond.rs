@@ -43,6 +43,16 @@ impl Interp<'_> {
             ExtendedTestExpr::Or(a, b) => self.extended_test(a)? || self.extended_test(b)?,
             ExtendedTestExpr::Not(a) => !self.extended_test(a)?,
             ExtendedTestExpr::Parenthesized(a) => self.extended_test(a)?,
+            // Without extglob, `[[ !(x) ]]` is `[[ ! ( x ) ]]`.
+            ExtendedTestExpr::UnaryTest(UnaryPredicate::StringHasNonZeroLength, word)
+                if !self.state.options.shopt("extglob")
+                    && word.value.len() > 3
+                    && word.value.starts_with("!(")
+                    && word.value.ends_with(')') =>
+            {
+                let inner = &word.value[2..word.value.len() - 1];
+                self.expand_string(inner.trim())?.is_empty()
+            }
             ExtendedTestExpr::UnaryTest(pred, word) => {
                 let operand = self.expand_string(&word.value)?;
                 match self.element_is_set(pred, &operand) {
@@ -61,7 +71,10 @@ impl Interp<'_> {
                     }
                     BinaryPredicate::StringMatchesRegex => {
                         let r = self.expand_regex(&right.value)?;
-                        let re = match regex::Regex::new(&r) {
+                        let re = match regex::RegexBuilder::new(&r)
+                            .case_insensitive(self.state.options.shopt("nocasematch"))
+                            .build()
+                        {
                             Ok(re) => re,
                             Err(_) => {
                                 self.report(&format!("{r}: invalid regular expression"));
@@ -118,20 +131,6 @@ impl Interp<'_> {
 
     /// The right side of `=~`: quoted parts match literally.
     fn expand_regex(&mut self, raw: &str) -> Result<String, ExpandError> {
-        let pattern = self.expand_pattern(raw)?;
-        // expand_pattern escaped quoted characters for globbing; turn those
-        // escapes into regex escapes.
-        let mut out = String::new();
-        let mut chars = pattern.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(next) = chars.next() {
-                    out.push_str(&regex::escape(&next.to_string()));
-                }
-            } else {
-                out.push(c);
-            }
-        }
-        Ok(out)
+        self.expand_regex_text(raw)
     }
 }

@@ -134,6 +134,23 @@ impl Interp<'_> {
         Ok(out)
     }
 
+    /// Expands the right side of `=~`: quoted characters match literally.
+    pub(crate) fn expand_regex_text(&mut self, raw: &str) -> Result<String, ExpandError> {
+        let mut out = String::new();
+        for p in self.word_pieces(raw, false)? {
+            match p {
+                Piece::Ch(ch) if ch.quoted && "\\.+*?()|[]{}^$".contains(ch.c) => {
+                    out.push('\\');
+                    out.push(ch.c);
+                }
+                Piece::Ch(ch) => out.push(ch.c),
+                Piece::Break | Piece::Sep { .. } => out.push(' '),
+                Piece::Quote => {}
+            }
+        }
+        Ok(out)
+    }
+
     /// Expands the body of a here-document (parameters, substitutions and
     /// arithmetic; quotes are ordinary characters).
     pub(crate) fn expand_heredoc(&mut self, body: &str) -> Result<String, ExpandError> {
@@ -307,9 +324,15 @@ impl Interp<'_> {
                 WordPiece::ArithmeticExpression(expr) => {
                     // An error in `$(( ))` drops the rest of the top-level command.
                     let value = self.arith_text(&expr.value).inspect_err(|e| {
-                        let ExpandError::Reported { status, .. } = e;
+                        let ExpandError::Reported { status, fatal } = e;
                         if self.flow.is_none() {
-                            self.flow = Some(crate::interp::Flow::Abort(*status));
+                            let status = *status;
+                            let fatal = *fatal;
+                            self.flow = Some(if fatal {
+                                crate::interp::Flow::Exit(status)
+                            } else {
+                                crate::interp::Flow::Abort(status)
+                            });
                         }
                     })?;
                     Self::push_text(out, &value.to_string(), quoted, !quoted);
@@ -499,6 +522,9 @@ impl Interp<'_> {
                 Value::Fields(values, *concatenate)
             }
             Parameter::NamedWithIndex { name, index } => {
+                if index.trim().is_empty() {
+                    return Err(self.fail(&format!("${{{name}[{index}]}}: bad substitution")));
+                }
                 let i = self.subscript(index)?;
                 match self.state.arrays.get(name) {
                     Some(array) => array
@@ -934,6 +960,10 @@ impl Interp<'_> {
         if matches.is_empty() {
             if self.state.options.shopt("failglob") {
                 self.report(&format!("no match: {literal}"));
+                // As in bash, the rest of the top-level command is dropped.
+                if self.flow.is_none() {
+                    self.flow = Some(crate::interp::Flow::Abort(1));
+                }
                 return Err(ExpandError::Reported { fatal: false, status: 1 });
             }
             if !self.state.options.shopt("nullglob") {
@@ -986,11 +1016,16 @@ impl Interp<'_> {
             || self.state.get("GLOBIGNORE").is_some_and(|g| !g.is_empty());
         let nocase = self.state.options.shopt("nocaseglob");
         let globstar = self.state.options.shopt("globstar");
+        let skip_dots_off = !self.state.options.shopt("globskipdots")
+            && self.state.get("GLOBIGNORE").is_none_or(str::is_empty);
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();
             let mut next = Vec::new();
             if globstar && *part == "**" {
                 current = self.globstar(&current, last);
+                // `**/**` finds each directory once.
+                current.sort();
+                current.dedup();
                 continue;
             }
             for base in &current {
@@ -1007,6 +1042,12 @@ impl Interp<'_> {
                 }
                 let dir = if base.is_empty() { "." } else { base.as_str() };
                 let Ok(entries) = self.sys.readdir(dir) else { continue };
+                // `shopt -u globskipdots`: `.*` matches `.` and `..` too.
+                if skip_dots_off && part.starts_with('.') {
+                    next.extend(
+                        [".", ".."].iter().filter(|d| pattern::fnmatch(part, d)).map(|d| join(base, d)),
+                    );
+                }
                 for entry in entries {
                     if entry.name.starts_with('.')
                         && !dotglob

@@ -281,6 +281,8 @@ impl Interp<'_> {
         match (source, input_kind || fd == 0) {
             (Fd::In(data), _) => self.set_fd_input(fd, data, io),
             (Fd::Out(sink), false) => self.set_fd_output(fd, sink, io),
+            // `1<&2` is `1>&2`: a descriptor is copied whatever the arrow.
+            (Fd::Out(sink), true) if fd == 1 || fd == 2 => self.set_fd_output(fd, sink, io),
             // `<&1`: reading an output gets nothing.
             (Fd::Out(_), true) => self.set_fd_input(fd, input(Vec::new()), io),
         }

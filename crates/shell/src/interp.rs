@@ -111,10 +111,15 @@ pub(crate) fn parse(script: &str) -> Result<ast::Program, (usize, String)> {
 /// The longest run of whole lines before line `error_line` that parses,
 /// trying at most [`MAX_PREFIX_PARSES`] lengths (the command that fails
 /// to parse usually starts a few lines up).
-fn parsed_prefix(script: &str, error_line: usize) -> Option<ast::Program> {
+fn parsed_prefix(script: &str, error_line: usize) -> Option<(usize, ast::Program)> {
     let ends: Vec<usize> =
         script.match_indices('\n').map(|(i, _)| i + 1).take(error_line.saturating_sub(1)).collect();
-    ends.iter().rev().take(MAX_PREFIX_PARSES).find_map(|&end| parse(&script[..end]).ok())
+    ends.iter().rev().take(MAX_PREFIX_PARSES).find_map(|&end| parse(&script[..end]).ok().map(|p| (end, p)))
+}
+
+/// The 0-based line at byte `at` of `script`.
+fn start_line(script: &str, at: usize) -> usize {
+    script[..at].matches('\n').count()
 }
 
 /// How many prefixes [`parsed_prefix`] tries.
@@ -200,7 +205,7 @@ pub(crate) fn run_script(
         stderr: err,
         fds: crate::fds::no_fds(),
     };
-    let status = interp.run_source(script, &io);
+    let status = interp.run_source_as(script, &io, true);
     let status = match interp.flow.take() {
         Some(Flow::Exit(code) | Flow::Abort(code)) => code,
         _ => status,
@@ -220,19 +225,50 @@ impl Interp<'_> {
     /// Parses and runs `script` (a whole script, `eval` text or a
     /// substitution) with these streams.
     pub(crate) fn run_source(&mut self, script: &str, io: &Io) -> i32 {
+        self.run_source_as(script, io, false)
+    }
+
+    /// [`Self::run_source`]; `top`: the script itself, which a malformed
+    /// `[[` ends with `$?` unchanged.
+    fn run_source_as(&mut self, script: &str, io: &Io, top: bool) -> i32 {
         let base = self.line.saturating_sub(1);
         let program = match parse(script) {
             Ok(program) => program,
             Err((line, message)) => {
                 // bash reads a command at a time: the commands before the
                 // one that does not parse run first.
-                if let Some(program) = parsed_prefix(script, line) {
+                let mut start = 0;
+                if let Some((end, program)) = parsed_prefix(script, line) {
+                    start = end;
                     self.run_program(&program, io, base);
                     if self.flow.is_some() {
                         return self.state.last_status;
                     }
                 }
                 let saved = std::mem::replace(&mut self.err, io.stderr.clone());
+                // bash words errors in `[[ … ]]` its own way and keeps `$?`.
+                let failing =
+                    script[start..].lines().take(line.saturating_sub(start_line(script, start))).count();
+                let rest: String = script[start..].split_inclusive('\n').take(failing).collect();
+                let cond = crate::condsyntax::check(&rest);
+                if let Some((at, message)) = cond {
+                    self.line = base + start_line(script, start) + at + 1;
+                    if let Some(message) = message {
+                        // The script itself is bash's `-c` string.
+                        let name = self.name.clone();
+                        if top && self.depth == 0 {
+                            self.name = format!("{name}: -c");
+                        }
+                        self.report(&message);
+                        self.name = name;
+                    }
+                    self.err = saved;
+                    if !top {
+                        return 2;
+                    }
+                    self.flow = Some(Flow::Exit(self.state.last_status));
+                    return self.state.last_status;
+                }
                 self.line = base + line;
                 self.report(&message);
                 self.err = saved;
@@ -1185,6 +1221,10 @@ impl Interp<'_> {
                 }
             }
             (ast::AssignmentName::ArrayElementName(_, index), ast::AssignmentValue::Scalar(w)) => {
+                if index.trim().is_empty() {
+                    self.report(&format!("{name}[{index}]: bad array subscript"));
+                    return Err(1);
+                }
                 let index = self.subscript(index).map_err(|e| self.expansion_failed(e))?;
                 let value = self.expand_assignment(&w.value).map_err(|e| self.expansion_failed(e))?;
                 let resolved = match self.state.arrays.get(&name) {
@@ -1348,7 +1388,7 @@ impl Interp<'_> {
             let saved_name = std::mem::replace(&mut me.name, name);
             let saved_line = std::mem::replace(&mut me.line, 1);
             let saved_top = std::mem::replace(&mut me.top_depth, me.depth);
-            let status = me.run_source(script, io);
+            let status = me.run_source_as(script, io, true);
             let status = me.end_subshell(status, io);
             me.top_depth = saved_top;
             me.name = saved_name;
@@ -1608,6 +1648,13 @@ impl Interp<'_> {
     ) -> Result<(), i32> {
         if target == "-" || target.bytes().all(|c| c.is_ascii_digit()) {
             return self.duplicate_fd(fd, target, io, input_kind);
+        }
+        // `N>&M-` moves M to N.
+        if let Some(m) =
+            target.strip_suffix('-').filter(|m| !m.is_empty() && m.bytes().all(|c| c.is_ascii_digit()))
+        {
+            self.duplicate_fd(fd, m, io, input_kind)?;
+            return self.duplicate_fd(m.parse().unwrap_or(-1), "-", io, input_kind);
         }
         match target {
             // `>& file` (csh style) means both outputs to the file.

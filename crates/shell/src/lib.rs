@@ -26,6 +26,7 @@ mod alias;
 mod arith;
 mod callstack;
 mod cond;
+mod condsyntax;
 mod expand;
 mod extglob;
 mod interp;

@@ -124,8 +124,14 @@ fn read_input(
                             // Backslash-newline is dropped whatever the delimiter.
                             Some(b'\n') => {}
                             Some(n) => bytes.push((n, true)),
-                            // Backslash-delimiter: the line goes on.
-                            None => continued = ended,
+                            // Backslash-delimiter: the line goes on (with
+                            // the delimiter, unless it is a newline).
+                            None => {
+                                continued = ended;
+                                if ended && delim != b'\n' {
+                                    bytes.push((delim, true));
+                                }
+                            }
                         }
                     } else {
                         bytes.push((b, false));

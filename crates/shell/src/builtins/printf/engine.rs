@@ -269,7 +269,12 @@ impl<'a> Engine<'a> {
                     // int), bash uses the epoch.
                     let secs = if secs.unsigned_abs() > 67_767_976_233_316_800 { 0 } else { secs };
                     let timefmt = if timefmt.is_empty() { "%X".to_string() } else { timefmt };
-                    let text = strftime(&timefmt, secs, 0);
+                    let mut text = strftime(&timefmt, secs, 0);
+                    // bash formats into a 128-byte buffer: what does not
+                    // fit leaves nothing.
+                    if text.len() >= 128 {
+                        text.clear();
+                    }
                     self.put_str(text.as_bytes(), &spec);
                 }
                 other => {
