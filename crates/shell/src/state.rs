@@ -254,6 +254,8 @@ pub struct State {
     pub bashpid: u32,
     /// When the session started, for `$SECONDS` (milliseconds).
     pub started_ms: u64,
+    /// Background jobs (`cmd &`), emulated.
+    pub jobs: crate::jobs::Jobs,
 }
 
 impl State {

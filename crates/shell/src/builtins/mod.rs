@@ -52,6 +52,7 @@ mod grep;
 mod hash;
 mod head;
 mod help;
+mod jobs;
 pub(crate) mod jq;
 mod js;
 mod kill;
@@ -93,6 +94,7 @@ mod tac;
 mod tail;
 mod tee;
 pub(crate) mod test;
+mod times;
 mod tool;
 mod touch;
 mod tr;
@@ -136,6 +138,7 @@ const BUILTINS: &[Builtin] = &[
     base64::BUILTIN,
     basename::BUILTIN,
     sh::BASH,
+    jobs::BG,
     break_::BUILTIN,
     builtin_::BUILTIN,
     cat::BUILTIN,
@@ -155,6 +158,7 @@ const BUILTINS: &[Builtin] = &[
     diff::BUILTIN,
     dirname::BUILTIN,
     dirs::DIRS,
+    jobs::DISOWN,
     du::BUILTIN,
     echo::BUILTIN,
     grep::EGREP,
@@ -164,6 +168,7 @@ const BUILTINS: &[Builtin] = &[
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
+    jobs::FG,
     grep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
@@ -173,6 +178,7 @@ const BUILTINS: &[Builtin] = &[
     hash::BUILTIN,
     head::BUILTIN,
     help::BUILTIN,
+    jobs::JOBS,
     jq::BUILTIN,
     js::BUILTIN,
     kill::BUILTIN,
@@ -218,6 +224,7 @@ const BUILTINS: &[Builtin] = &[
     tail::BUILTIN,
     tee::BUILTIN,
     test::BUILTIN,
+    times::BUILTIN,
     tool::BUILTIN,
     touch::BUILTIN,
     tr::BUILTIN,
@@ -284,6 +291,11 @@ const SHELL_ONLY: &[&str] = &[
     "compopt",
     "help",
     "ulimit",
+    "jobs",
+    "fg",
+    "bg",
+    "disown",
+    "times",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
