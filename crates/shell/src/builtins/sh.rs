@@ -15,9 +15,21 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut options = Vec::new();
     let mut i = 0;
     let mut command = None;
+    let mut interactive = false;
+    let mut rcfile = None;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
-            "-c" => {
+            // Long options of bash that change nothing here.
+            "--norc" | "--noprofile" | "--login" | "--posix" | "--noediting" => i += 1,
+            "--rcfile" | "--init-file" => {
+                let Some(file) = args.get(i + 1) else {
+                    ctx.err(format!("sh: {arg}: option requires an argument\n"));
+                    return 2;
+                };
+                rcfile = Some(file.clone());
+                i += 2;
+            }
+            "-c" | "+c" => {
                 let Some(text) = args.get(i + 1) else {
                     ctx.err("sh: -c: option requires an argument\n");
                     return 2;
@@ -26,7 +38,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 i += 2;
                 break;
             }
-            "--" => {
+            "--" | "-" => {
                 i += 1;
                 break;
             }
@@ -34,7 +46,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 for c in flag.chars().skip(1) {
                     match c {
                         'e' | 'u' | 'x' | 'f' => options.push(c),
-                        'c' => {}
+                        // Interactive: the `--rcfile` runs first.
+                        'i' => interactive = true,
+                        // Verbose, login and read-from-stdin: nothing to change.
+                        'c' | 'v' | 'l' | 's' => {}
                         other => {
                             ctx.err(format!("sh: -{other}: invalid option\n"));
                             return 2;
@@ -75,7 +90,10 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         },
     };
-    let prefix: String = options.iter().map(|c| format!("set -{c}\n")).collect();
+    let mut prefix: String = options.iter().map(|c| format!("set -{c}\n")).collect();
+    if let Some(file) = rcfile.filter(|_| interactive) {
+        prefix.push_str(&format!(". '{}'\n", file.replace('\'', "'\\''")));
+    }
     let script = if prefix.is_empty() { script } else { format!("{prefix}{script}") };
     let io = ctx.io.clone();
     ctx.interp.run_script_text(&script, &name, &params, &io)
