@@ -429,7 +429,9 @@ impl Interp<'_> {
                 Value::Str(crate::builtins::set::flags(&self.state.options))
             }
             SpecialParameter::ProcessId => Value::Str("1".into()),
-            SpecialParameter::LastBackgroundProcessId => Value::Unset,
+            SpecialParameter::LastBackgroundProcessId => {
+                self.state.jobs.last_pid.map_or(Value::Unset, |p| Value::Str(p.to_string()))
+            }
             SpecialParameter::ShellName => Value::Str(self.name.clone()),
         }
     }

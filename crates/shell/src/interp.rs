@@ -68,6 +68,11 @@ pub struct Interp<'a> {
     pub(crate) exec_files: Vec<PendingFile>,
     /// The `/dev/fd/N` paths of the process substitutions in use.
     pub(crate) proc_files: Vec<(String, crate::fds::ProcFile)>,
+    /// The virtual clock of background jobs (see [`crate::jobs`]): the
+    /// time the shell has slept or waited for jobs (milliseconds).
+    pub(crate) clock_ms: u64,
+    /// Inside a background job: the time it has slept so far.
+    pub(crate) job_elapsed: Option<u64>,
     /// The `>(list)`s waiting for their command to finish.
     pub(crate) proc_pending: Vec<crate::fds::PendingProc>,
     /// The `trap` conditions whose actions are running (not re-entered).
@@ -192,6 +197,8 @@ pub(crate) fn run_script(
         running_trap: Vec::new(),
         arith_cmd: "",
         pids: 1,
+        clock_ms: 0,
+        job_elapsed: None,
     };
     if interp.state.started_ms == 0 {
         interp.state.started_ms = seed;
@@ -313,12 +320,46 @@ impl Interp<'_> {
     pub(crate) fn exec_list(&mut self, list: &ast::CompoundList, io: &Io) -> i32 {
         let mut status = 0;
         for item in &list.0 {
+            if matches!(item.1, ast::SeparatorOperator::Async) {
+                status = self.exec_background(&item.0, io);
+                if self.flow.is_some() {
+                    break;
+                }
+                continue;
+            }
             status = self.exec_and_or(&item.0, io);
             if self.flow.is_some() {
                 break;
             }
         }
         status
+    }
+
+    /// `LIST &`: runs at once in a subshell with standard input empty, and
+    /// is recorded as a job (see [`crate::jobs`]); the status is 0.
+    fn exec_background(&mut self, list: &ast::AndOrList, io: &Io) -> i32 {
+        let bg_io = Io { stdin: input(Vec::new()), ..io.clone() };
+        let mut pid = 0;
+        let outer = self.job_elapsed.replace(0);
+        let status = self.subshell(|me| {
+            pid = me.state.bashpid;
+            me.exec_and_or(list, &bg_io)
+        });
+        let elapsed = std::mem::replace(&mut self.job_elapsed, outer).unwrap_or(0);
+        if self.flow.is_some() {
+            return status;
+        }
+        let now = self.clock_ms;
+        self.state.jobs.add(
+            pid,
+            format!("{} &", crate::jobs::text(list)),
+            status,
+            now.saturating_add(elapsed),
+            now,
+        );
+        self.set_pipestatus(&[0]);
+        self.state.last_status = 0;
+        0
     }
 
     fn exec_and_or(&mut self, list: &ast::AndOrList, io: &Io) -> i32 {

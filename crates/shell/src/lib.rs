@@ -16,6 +16,7 @@ pub mod builtins;
 pub mod ctx;
 pub mod fds;
 pub mod io;
+pub mod jobs;
 pub mod pattern;
 pub mod state;
 pub mod system;

@@ -268,6 +268,8 @@ pub struct State {
     pub started_ms: u64,
     /// Functions marked with `export -f`: a child shell gets them.
     pub exported_functions: BTreeSet<String>,
+    /// Background jobs (`cmd &`), emulated.
+    pub jobs: crate::jobs::Jobs,
 }
 
 impl State {

@@ -12,7 +12,8 @@ pub const BUILTIN: Builtin = Builtin {
 };
 
 /// Builtins of bash that are also programs on a real system.
-const ALSO_PROGRAMS: &[&str] = &["[", "command", "echo", "false", "printf", "pwd", "test", "true", "umask"];
+const ALSO_PROGRAMS: &[&str] =
+    &["[", "command", "echo", "false", "kill", "printf", "pwd", "test", "true", "umask"];
 
 /// Whether `name` is one of bash's builtins (not a program bash would run
 /// from a file, like `ls`).

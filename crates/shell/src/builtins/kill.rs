@@ -1,10 +1,11 @@
-//! `kill`: lists and translates signals (`-l`, `-L`). The sandbox has no
-//! other processes: sending a signal to a process ID or job fails as it
-//! does for one that has ended.
+//! `kill`: lists and translates signals (`-l`, `-L`), and signals the
+//! emulated background jobs (see [`crate::jobs`]); the sandbox has no
+//! other processes: another process ID fails as one that has ended.
 
 use super::trap::SIGNALS;
 use super::Builtin;
 use crate::ctx::Ctx;
+use crate::jobs::Lookup;
 
 pub const BUILTIN: Builtin = Builtin {
     name: "kill",
@@ -64,6 +65,7 @@ fn list(ctx: &mut Ctx, args: &[String]) -> i32 {
 
 fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let mut rest = args;
+    let mut signal = 15;
     match rest.first().map(String::as_str) {
         Some("-l" | "-L") => return list(ctx, &rest[1..]),
         Some("-s" | "-n") => {
@@ -72,18 +74,20 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
                 ctx.err(USAGE);
                 return 2;
             };
-            if number(spec).is_none() {
+            let Some(n) = number(spec) else {
                 ctx.shell_error(&format!("kill: {spec}: invalid signal specification"));
                 return 1;
-            }
+            };
+            signal = n;
             rest = &rest[2..];
         }
         Some("--") => rest = &rest[1..],
         Some(flag) if flag.len() > 1 && flag.starts_with('-') => {
-            if number(&flag[1..]).is_none() {
+            let Some(n) = number(&flag[1..]) else {
                 ctx.shell_error(&format!("kill: {}: invalid signal specification", &flag[1..]));
                 return 1;
-            }
+            };
+            signal = n;
             rest = &rest[1..];
         }
         _ => {}
@@ -92,14 +96,24 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         ctx.err(USAGE);
         return 2;
     }
+    let now = ctx.interp.clock_ms;
+    let mut status = 0;
     for target in rest {
-        if target.starts_with('%') {
-            ctx.shell_error(&format!("kill: {target}: no such job"));
-        } else if target.parse::<i64>().is_ok() {
-            ctx.shell_error(&format!("kill: ({target}) - No such process"));
-        } else {
-            ctx.shell_error(&format!("kill: {target}: arguments must be process or job IDs"));
+        match ctx.state().jobs.lookup(target, now) {
+            Lookup::Job(index) => ctx.state().jobs.signal(index, signal, now),
+            Lookup::NoSuchJob => {
+                ctx.shell_error(&format!("kill: {target}: no such job"));
+                status = 1;
+            }
+            Lookup::Done(_) | Lookup::NotChild => {
+                ctx.shell_error(&format!("kill: ({target}) - No such process"));
+                status = 1;
+            }
+            Lookup::Invalid => {
+                ctx.shell_error(&format!("kill: {target}: arguments must be process or job IDs"));
+                status = 1;
+            }
         }
     }
-    1
+    status
 }

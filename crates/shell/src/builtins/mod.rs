@@ -53,6 +53,7 @@ mod hash;
 mod head;
 mod help;
 mod history;
+mod jobs;
 pub(crate) mod jq;
 mod js;
 mod kill;
@@ -94,6 +95,7 @@ mod tac;
 mod tail;
 mod tee;
 pub(crate) mod test;
+mod times;
 mod tool;
 mod touch;
 mod tr;
@@ -137,6 +139,7 @@ const BUILTINS: &[Builtin] = &[
     base64::BUILTIN,
     basename::BUILTIN,
     sh::BASH,
+    jobs::BG,
     break_::BUILTIN,
     builtin_::BUILTIN,
     cat::BUILTIN,
@@ -156,6 +159,7 @@ const BUILTINS: &[Builtin] = &[
     diff::BUILTIN,
     dirname::BUILTIN,
     dirs::DIRS,
+    jobs::DISOWN,
     du::BUILTIN,
     echo::BUILTIN,
     grep::EGREP,
@@ -165,6 +169,7 @@ const BUILTINS: &[Builtin] = &[
     export::BUILTIN,
     expr::BUILTIN,
     false_::BUILTIN,
+    jobs::FG,
     grep::FGREP,
     file::BUILTIN,
     find::BUILTIN,
@@ -175,6 +180,7 @@ const BUILTINS: &[Builtin] = &[
     head::BUILTIN,
     help::BUILTIN,
     history::BUILTIN,
+    jobs::JOBS,
     jq::BUILTIN,
     js::BUILTIN,
     kill::BUILTIN,
@@ -220,6 +226,7 @@ const BUILTINS: &[Builtin] = &[
     tail::BUILTIN,
     tee::BUILTIN,
     test::BUILTIN,
+    times::BUILTIN,
     tool::BUILTIN,
     touch::BUILTIN,
     tr::BUILTIN,
@@ -286,6 +293,11 @@ const SHELL_ONLY: &[&str] = &[
     "compopt",
     "help",
     "ulimit",
+    "jobs",
+    "fg",
+    "bg",
+    "disown",
+    "times",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also

@@ -25,9 +25,11 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
     let mut shopts = String::new();
     let mut i = 0;
     let mut command = None;
+    let mut interactive = false;
+    let mut rcfile = None;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
-            "-c" => {
+            "-c" | "+c" => {
                 let Some(text) = args.get(i + 1) else {
                     ctx.err("sh: -c: option requires an argument\n");
                     return 2;
@@ -36,13 +38,21 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
                 i += 2;
                 break;
             }
-            "--" => {
+            "--" | "-" => {
                 i += 1;
                 break;
             }
             // No startup files are read here.
-            "--norc" | "--noprofile" => i += 1,
-            "--rcfile" | "--init-file" => i += 2,
+            "--norc" | "--noprofile" | "--login" | "--posix" | "--noediting" => i += 1,
+            // Read first when the shell is interactive (`-i`).
+            "--rcfile" | "--init-file" => {
+                let Some(file) = args.get(i + 1) else {
+                    ctx.err(format!("sh: {arg}: option requires an argument\n"));
+                    return 2;
+                };
+                rcfile = Some(file.clone());
+                i += 2;
+            }
             "-o" | "+o" | "-O" | "+O" => {
                 let Some(name) = args.get(i + 1) else {
                     ctx.err(format!("sh: {arg}: option requires an argument\n"));
@@ -61,8 +71,9 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
                 for c in flag.chars().skip(1) {
                     match c {
                         'e' | 'u' | 'x' | 'f' | 'v' | 'C' | 'a' | 'E' => options.push(format!("-{c}")),
-                        // A script's shell is never interactive here.
-                        'c' | 'i' => {}
+                        'i' => interactive = true,
+                        // Login and read-from-stdin: nothing to change.
+                        'c' | 'l' | 's' => {}
                         other => {
                             ctx.err(format!("sh: -{other}: invalid option\n"));
                             return 2;
@@ -116,6 +127,9 @@ fn run_as(ctx: &mut Ctx, args: &[String], shell: &str) -> i32 {
     let mut prefix = shopts;
     if !options.is_empty() {
         prefix.push_str(&format!("set {}; ", options.join(" ")));
+    }
+    if let Some(file) = rcfile.filter(|_| interactive) {
+        prefix.push_str(&format!(". '{}'; ", file.replace('\'', "'\\''")));
     }
     let script = format!("{prefix}{script}");
     let io = ctx.io.clone();

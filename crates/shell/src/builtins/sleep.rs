@@ -54,7 +54,14 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let ms = (total * 1000.0).ceil();
     let ms = if ms.is_nan() || ms >= u64::MAX as f64 { u64::MAX } else { ms as u64 };
     if ms > 0 {
-        ctx.sys().sleep(ms);
+        // In a background job, the job's virtual time (see `crate::jobs`).
+        match ctx.interp.job_elapsed.as_mut() {
+            Some(t) => *t = t.saturating_add(ms),
+            None => {
+                ctx.sys().sleep(ms);
+                ctx.interp.clock_ms = ctx.interp.clock_ms.saturating_add(ms);
+            }
+        }
     }
     0
 }
