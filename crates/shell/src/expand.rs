@@ -23,7 +23,7 @@ pub(crate) enum ExpandError {
 
 /// One character of an expanded word and how it got there.
 #[derive(Debug, Clone, Copy)]
-struct Ch {
+pub(crate) struct Ch {
     c: char,
     /// Quoted: not subject to splitting or globbing.
     quoted: bool,
@@ -32,7 +32,7 @@ struct Ch {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Piece {
+pub(crate) enum Piece {
     Ch(Ch),
     /// A field boundary that `"$@"` imposes.
     Break,
@@ -48,7 +48,7 @@ enum Piece {
 }
 
 /// The value of a parameter.
-enum Value {
+pub(crate) enum Value {
     Unset,
     Str(String),
     /// `$@`, `$*`, `${a[@]}`: several words; `join` for the `*` forms.
@@ -153,8 +153,9 @@ impl Interp<'_> {
 
     fn fatal(&mut self, message: &str) -> ExpandError {
         self.report(message);
-        // bash's non-interactive shell exits with 127 here.
-        ExpandError::Reported { fatal: true, status: 127 }
+        // bash's non-interactive shell exits with 127 here; a subshell with 1.
+        let status = if self.state.bashpid == 0 { 127 } else { 1 };
+        ExpandError::Reported { fatal: true, status }
     }
 
     fn ifs_or_default(&self) -> String {
@@ -164,6 +165,16 @@ impl Interp<'_> {
     /// What `"$*"` joins with: IFS's first character (a space when unset).
     fn star_sep(&self) -> String {
         self.ifs_or_default().chars().next().map(String::from).unwrap_or_default()
+    }
+
+    /// What several words join with when `${*:-…}` tests them for null:
+    /// unquoted, words that are all empty are never joined away.
+    fn null_sep(&self, quoted: bool) -> String {
+        if quoted {
+            self.star_sep()
+        } else {
+            " ".to_string()
+        }
     }
 
     /// IFS as set: `None` when unset (joins then use a space).
@@ -203,14 +214,27 @@ impl Interp<'_> {
         out.extend(text.chars().map(|c| Piece::Ch(Ch { c, quoted, split })));
     }
 
-    fn expand_pieces(
+    pub(crate) fn expand_pieces(
         &mut self,
         pieces: &[word::WordPieceWithSource],
         quoted: bool,
         out: &mut Vec<Piece>,
     ) -> Result<(), ExpandError> {
-        for piece in pieces {
+        let mut next = 0;
+        while let Some(piece) = pieces.get(next) {
+            next += 1;
             match &piece.piece {
+                // `${` the parser could not read: a bad substitution or a form it lacks.
+                WordPiece::Text(dollar)
+                    if dollar == "$"
+                        && matches!(pieces.get(next).map(|p| &p.piece), Some(WordPiece::Text(t)) if t.starts_with('{')) =>
+                {
+                    if let Some(WordPiece::Text(braced)) = pieces.get(next).map(|p| &p.piece) {
+                        next += 1;
+                        let rest = self.unparsed_braces(braced, quoted, out)?;
+                        Self::push_text(out, rest, quoted, false);
+                    }
+                }
                 WordPiece::Text(text) => Self::push_text(out, text, quoted, false),
                 WordPiece::SingleQuotedText(text) => {
                     out.push(Piece::Quote);
@@ -228,6 +252,9 @@ impl Interp<'_> {
                         ) if matches!(parameter,
                             Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false })
                             | Parameter::NamedWithAllIndices { concatenate: false, .. }))
+                            || matches!(&one.piece, WordPiece::ParameterExpansion(
+                                ParameterExpr::MemberKeys { concatenate: false, .. }
+                                | ParameterExpr::VariableNames { concatenate: false, .. }))
                     );
                     if !only_at {
                         out.push(Piece::Quote);
@@ -405,7 +432,11 @@ impl Interp<'_> {
         }
     }
 
-    fn parameter_value(&mut self, parameter: &Parameter, indirect: bool) -> Result<Value, ExpandError> {
+    pub(crate) fn parameter_value(
+        &mut self,
+        parameter: &Parameter,
+        indirect: bool,
+    ) -> Result<Value, ExpandError> {
         // Through a name reference: `${!ref}` is the name it stands for.
         let resolved;
         let parameter = match parameter {
@@ -475,6 +506,10 @@ impl Interp<'_> {
         }
         let target = match value {
             Value::Str(s) => s,
+            // `${!A}` with A an array whose element 0 is unset: nothing.
+            Value::Unset if matches!(parameter, Parameter::Named(n) if self.state.is_array(n)) => {
+                return Ok(Value::Unset);
+            }
             Value::Unset => {
                 let name = Self::parameter_name(parameter);
                 return Err(self.fail(&format!("{name}: invalid indirect expansion")));
@@ -527,6 +562,14 @@ impl Interp<'_> {
     fn expand_inner(&mut self, raw: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
         // Inside double quotes the word is read as double-quoted text:
         // single quotes there are literal (`"${x:-'a'}"` is `'a'`).
+        // Inside double quotes `\}` there is a `}`.
+        let unescaped;
+        let raw = if quoted && raw.contains("\\}") {
+            unescaped = crate::paramx::unescape_brace(raw);
+            unescaped.as_str()
+        } else {
+            raw
+        };
         let wrapped;
         let source = if quoted && raw.contains(['\'', '~']) {
             wrapped = format!("\"{raw}\"");
@@ -589,7 +632,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     self.expand_inner(default_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else {
                     self.push_value(value, quoted, out);
@@ -597,8 +640,15 @@ impl Interp<'_> {
             }
             ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     let text = self.expand_string(default_value.as_deref().unwrap_or_default())?;
+                    let target;
+                    let parameter = if *indirect {
+                        target = self.indirect_parameter(parameter)?;
+                        &target
+                    } else {
+                        parameter
+                    };
                     match parameter {
                         Parameter::Named(name) => {
                             if !self.state.set(name, text.clone()) {
@@ -645,7 +695,7 @@ impl Interp<'_> {
             }
             ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     let name = Self::parameter_name(parameter);
                     let message = match error_message.as_deref() {
                         Some(m) if !m.is_empty() => self.expand_string(m)?,
@@ -660,7 +710,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if !value.is_unset_or_null(test_type, &self.star_sep()) {
+                if !value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     self.expand_inner(alternative_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else if quoted {
                     out.push(Piece::Quote);
@@ -700,6 +750,15 @@ impl Interp<'_> {
                     Some(l) => Some(self.arith_text(&l.value)?),
                     None => None,
                 };
+                if let (Value::Fields(..), Some(l)) = (&value, length) {
+                    if l < 0 {
+                        let raw = match expr {
+                            ParameterExpr::Substring { length: Some(raw), .. } => raw.value.clone(),
+                            _ => l.to_string(),
+                        };
+                        return Err(self.substring_negative(&raw));
+                    }
+                }
                 let sparse = match parameter {
                     Parameter::NamedWithAllIndices { name, .. } => self.state.arrays.get(name),
                     _ => None,
@@ -723,6 +782,10 @@ impl Interp<'_> {
                         if from_positional {
                             items.insert(0, self.name.clone());
                         }
+                        // bash counts an associative array's elements from 1.
+                        let assoc = matches!(parameter, Parameter::NamedWithAllIndices { name, .. }
+                            if self.state.assoc.contains_key(name));
+                        let offset = if assoc && offset > 0 { offset - 1 } else { offset };
                         Value::Fields(slice(&items, offset, length), join)
                     }
                     Value::Str(s) => {
@@ -741,6 +804,12 @@ impl Interp<'_> {
                 // bash reads the pattern `/`.
                 let (pattern, replacement) = match replacement.as_deref() {
                     Some(r) if pattern.is_empty() && r.starts_with('/') => ("/", Some(&r[1..])),
+                    // `${x///}`: the pattern `/`, replaced by nothing.
+                    Some("")
+                        if pattern.is_empty() && matches!(match_kind, word::SubstringMatchKind::Anywhere) =>
+                    {
+                        ("/", None)
+                    }
                     r => (pattern.as_str(), r),
                 };
                 let pat = self.expand_pattern(pattern)?;
@@ -771,6 +840,12 @@ impl Interp<'_> {
             ParameterExpr::Transform { parameter, indirect, op } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
+                if matches!(op, word::ParameterTransformOp::ToAttributeFlags) {
+                    if let Some(flags) = self.attribute_flags(parameter, *indirect)? {
+                        self.push_value(Self::map_value(value, |_| flags.clone()), quoted, out);
+                        return Ok(());
+                    }
+                }
                 if let (
                     Parameter::NamedWithIndex { name, .. } | Parameter::NamedWithAllIndices { name, .. },
                     false,
@@ -836,7 +911,13 @@ impl Interp<'_> {
                     .cloned()
                     .collect();
                 names.sort();
-                self.push_value(Value::Fields(names, *concatenate), quoted, out);
+                // Unquoted with IFS empty, bash joins `${!p*}` into one word.
+                let value = if *concatenate && !quoted && self.ifs().is_some_and(|s| s.is_empty()) {
+                    Value::Str(names.concat())
+                } else {
+                    Value::Fields(names, *concatenate)
+                };
+                self.push_value(value, quoted, out);
             }
             ParameterExpr::MemberKeys { variable_name, concatenate }
                 if self.state.assoc.contains_key(variable_name) =>
@@ -855,7 +936,13 @@ impl Interp<'_> {
                     None if self.state.is_set(variable_name) => vec!["0".to_string()],
                     None => Vec::new(),
                 };
-                self.push_value(Value::Fields(keys, *concatenate), quoted, out);
+                // Unquoted with IFS empty, bash joins `${!a[*]}` with spaces.
+                let value = if *concatenate && !quoted && self.ifs().is_some_and(|s| s.is_empty()) {
+                    Value::Str(keys.join(" "))
+                } else {
+                    Value::Fields(keys, *concatenate)
+                };
+                self.push_value(value, quoted, out);
             }
         }
         Ok(())
@@ -1277,7 +1364,11 @@ fn replace(s: &str, pat: &str, with: &str, kind: &word::SubstringMatchKind) -> S
 
 fn slice(items: &[String], offset: i64, length: Option<i64>) -> Vec<String> {
     let len = i64::try_from(items.len()).unwrap_or(i64::MAX);
-    let start = if offset < 0 { (len + offset).max(0) } else { offset.min(len) };
+    if offset < 0 && len + offset < 0 {
+        // An offset before the start selects nothing.
+        return Vec::new();
+    }
+    let start = if offset < 0 { len + offset } else { offset.min(len) };
     let end = match length {
         None => len,
         Some(l) if l < 0 => (len + l).max(start),

@@ -28,6 +28,7 @@ mod cond;
 mod expand;
 mod extglob;
 mod interp;
+mod paramx;
 mod prompt;
 mod shopts;
 mod transform;
