@@ -23,7 +23,7 @@ pub(crate) enum ExpandError {
 
 /// One character of an expanded word and how it got there.
 #[derive(Debug, Clone, Copy)]
-struct Ch {
+pub(crate) struct Ch {
     c: char,
     /// Quoted: not subject to splitting or globbing.
     quoted: bool,
@@ -32,7 +32,7 @@ struct Ch {
 }
 
 #[derive(Debug, Clone, Copy)]
-enum Piece {
+pub(crate) enum Piece {
     Ch(Ch),
     /// A field boundary that `"$@"` imposes.
     Break,
@@ -48,7 +48,7 @@ enum Piece {
 }
 
 /// The value of a parameter.
-enum Value {
+pub(crate) enum Value {
     Unset,
     Str(String),
     /// `$@`, `$*`, `${a[@]}`: several words; `join` for the `*` forms.
@@ -170,8 +170,10 @@ impl Interp<'_> {
 
     fn fatal(&mut self, message: &str) -> ExpandError {
         self.report(message);
-        // bash's non-interactive shell exits with 127 here (1 under `set -e`).
-        ExpandError::Reported { fatal: true, status: if self.state.options.errexit { 1 } else { 127 } }
+        // bash's non-interactive shell exits with 127 here; a subshell, or
+        // under `set -e`, with 1.
+        let status = if self.state.subshell || self.state.options.errexit { 1 } else { 127 };
+        ExpandError::Reported { fatal: true, status }
     }
 
     fn ifs_or_default(&self) -> String {
@@ -181,6 +183,16 @@ impl Interp<'_> {
     /// What `"$*"` joins with: IFS's first character (a space when unset).
     fn star_sep(&self) -> String {
         self.ifs_or_default().chars().next().map(String::from).unwrap_or_default()
+    }
+
+    /// What several words join with when `${*:-…}` tests them for null:
+    /// unquoted, words that are all empty are never joined away.
+    fn null_sep(&self, quoted: bool) -> String {
+        if quoted {
+            self.star_sep()
+        } else {
+            " ".to_string()
+        }
     }
 
     /// IFS as set: `None` when unset (joins then use a space).
@@ -220,44 +232,42 @@ impl Interp<'_> {
         out.extend(text.chars().map(|c| Piece::Ch(Ch { c, quoted, split })));
     }
 
-    fn expand_pieces(
+    pub(crate) fn expand_pieces(
         &mut self,
         pieces: &[word::WordPieceWithSource],
         quoted: bool,
         out: &mut Vec<Piece>,
     ) -> Result<(), ExpandError> {
-        let mut pieces = pieces.iter().peekable();
-        while let Some(piece) = pieces.next() {
+        let mut next = 0;
+        while let Some(piece) = pieces.get(next) {
+            next += 1;
             match &piece.piece {
-                // brush leaves a `${…}` it cannot read as `$` and text.
-                WordPiece::Text(text) if text == "$" => {
-                    match pieces
-                        .next_if(|next| matches!(&next.piece, WordPiece::Text(t) if t.starts_with('{')))
-                    {
-                        Some(word::WordPieceWithSource { piece: WordPiece::Text(rest), .. }) => {
-                            if rest.contains('}') {
-                                self.unread_braces(rest, quoted, out)?;
-                            } else {
-                                // Quotes inside split it: bash names it whole.
-                                let mut shown = format!("${rest}");
-                                for next in pieces.by_ref() {
-                                    match &next.piece {
-                                        WordPiece::Text(t) | WordPiece::EscapeSequence(t) => {
-                                            shown.push_str(t)
-                                        }
-                                        WordPiece::SingleQuotedText(t) => shown.push_str(&format!("'{t}'")),
-                                        _ => {}
-                                    }
-                                    if shown.contains('}') {
-                                        break;
-                                    }
+                // `${` the parser could not read: a bad substitution or a form it lacks.
+                WordPiece::Text(dollar)
+                    if dollar == "$"
+                        && matches!(pieces.get(next).map(|p| &p.piece), Some(WordPiece::Text(t)) if t.starts_with('{')) =>
+                {
+                    if let Some(WordPiece::Text(braced)) = pieces.get(next).map(|p| &p.piece) {
+                        next += 1;
+                        if !braced.contains('}') {
+                            // Quotes inside split it: bash names it whole.
+                            let mut shown = braced.clone();
+                            while let Some(piece) = pieces.get(next) {
+                                next += 1;
+                                match &piece.piece {
+                                    WordPiece::Text(t) | WordPiece::EscapeSequence(t) => shown.push_str(t),
+                                    WordPiece::SingleQuotedText(t) => shown.push_str(&format!("'{t}'")),
+                                    _ => {}
                                 }
-                                let end = shown.find('}').map_or(shown.len(), |i| i + 1);
-                                let shown = format!("{}}}", &shown[..end].trim_end_matches('}'));
-                                return Err(self.fail(&format!("{shown}: bad substitution")));
+                                if shown.contains('}') {
+                                    break;
+                                }
                             }
+                            let end = shown.find('}').unwrap_or(shown.len());
+                            return Err(self.bad_substitution(&format!("{}}}", &shown[..end])));
                         }
-                        _ => Self::push_text(out, text, quoted, false),
+                        let rest = self.unparsed_braces(braced, quoted, out)?;
+                        Self::push_text(out, rest, quoted, false);
                     }
                 }
                 WordPiece::Text(text) => Self::push_text(out, text, quoted, false),
@@ -277,6 +287,9 @@ impl Interp<'_> {
                         ) if matches!(parameter,
                             Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false })
                             | Parameter::NamedWithAllIndices { concatenate: false, .. }))
+                            || matches!(&one.piece, WordPiece::ParameterExpansion(
+                                ParameterExpr::MemberKeys { concatenate: false, .. }
+                                | ParameterExpr::VariableNames { concatenate: false, .. }))
                     );
                     if !only_at {
                         out.push(Piece::Quote);
@@ -342,37 +355,34 @@ impl Interp<'_> {
         Ok(())
     }
 
-    /// A `${…}` brush's parser did not read (`rest` starts at its `{`): `$#`
-    /// with a prefix pattern (`${##2}`, `${###}`) is expanded; anything
-    /// else is what bash calls a bad substitution.
-    fn unread_braces(&mut self, rest: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
-        let Some(end) = rest.find('}') else {
-            return Err(self.fail(&format!("${rest}}}: bad substitution")));
+    /// `${##2}`, `${###}`: `$#` with a prefix pattern, which brush's parser
+    /// does not read (`body` is the text between the braces). `None` when
+    /// `body` is not that form.
+    pub(crate) fn count_pattern(
+        &mut self,
+        body: &str,
+        quoted: bool,
+        out: &mut Vec<Piece>,
+    ) -> Option<Result<(), ExpandError>> {
+        let op = body.strip_prefix('#').filter(|op| op.starts_with('#'))?;
+        // Read as a named parameter's, then pointed at `$#`.
+        let parsed = word::parse(&format!("${{_{op}}}"), &word_options()).ok()?;
+        let [one] = parsed.as_slice() else { return None };
+        let WordPiece::ParameterExpansion(
+            ParameterExpr::RemoveSmallestPrefixPattern { pattern, .. }
+            | ParameterExpr::RemoveLargestPrefixPattern { pattern, .. },
+        ) = &one.piece
+        else {
+            return None;
         };
-        let (body, after) = (&rest[1..end], &rest[end + 1..]);
-        if let Some(op) = body.strip_prefix('#').filter(|op| op.starts_with('#')) {
-            // Read as a named parameter's, then pointed at `$#`.
-            let parsed = word::parse(&format!("${{_{op}}}"), &word_options()).ok();
-            if let Some([one]) = parsed.as_deref() {
-                if let WordPiece::ParameterExpansion(
-                    ParameterExpr::RemoveSmallestPrefixPattern { pattern, .. }
-                    | ParameterExpr::RemoveLargestPrefixPattern { pattern, .. },
-                ) = &one.piece
-                {
-                    let parameter = Parameter::Special(SpecialParameter::PositionalParameterCount);
-                    let pattern = pattern.clone();
-                    let expr = if op.starts_with("##") {
-                        ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect: false, pattern }
-                    } else {
-                        ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect: false, pattern }
-                    };
-                    self.expand_parameter(&expr, quoted, out)?;
-                    Self::push_text(out, after, quoted, false);
-                    return Ok(());
-                }
-            }
-        }
-        Err(self.fail(&format!("${}: bad substitution", &rest[..=end])))
+        let parameter = Parameter::Special(SpecialParameter::PositionalParameterCount);
+        let pattern = pattern.clone();
+        let expr = if op.starts_with("##") {
+            ParameterExpr::RemoveLargestPrefixPattern { parameter, indirect: false, pattern }
+        } else {
+            ParameterExpr::RemoveSmallestPrefixPattern { parameter, indirect: false, pattern }
+        };
+        Some(self.expand_parameter(&expr, quoted, out))
     }
 
     /// Runs `$( … )` and returns its output without trailing newlines.
@@ -477,7 +487,11 @@ impl Interp<'_> {
         }
     }
 
-    fn parameter_value(&mut self, parameter: &Parameter, indirect: bool) -> Result<Value, ExpandError> {
+    pub(crate) fn parameter_value(
+        &mut self,
+        parameter: &Parameter,
+        indirect: bool,
+    ) -> Result<Value, ExpandError> {
         // Through a name reference: `${!ref}` is the name it stands for.
         let resolved;
         let parameter = match parameter {
@@ -550,6 +564,10 @@ impl Interp<'_> {
         }
         let target = match value {
             Value::Str(s) => s,
+            // `${!A}` with A an array whose element 0 is unset: nothing.
+            Value::Unset if matches!(parameter, Parameter::Named(n) if self.state.is_array(n)) => {
+                return Ok(Value::Unset);
+            }
             Value::Unset => {
                 let name = Self::parameter_name(parameter);
                 return Err(self.fail(&format!("{name}: invalid indirect expansion")));
@@ -602,6 +620,14 @@ impl Interp<'_> {
     fn expand_inner(&mut self, raw: &str, quoted: bool, out: &mut Vec<Piece>) -> Result<(), ExpandError> {
         // Inside double quotes the word is read as double-quoted text:
         // single quotes there are literal (`"${x:-'a'}"` is `'a'`).
+        // Inside double quotes `\}` there is a `}`.
+        let unescaped;
+        let raw = if quoted && raw.contains("\\}") {
+            unescaped = crate::paramx::unescape_brace(raw);
+            unescaped.as_str()
+        } else {
+            raw
+        };
         let wrapped;
         let source = if quoted && raw.contains(['\'', '~']) {
             wrapped = format!("\"{raw}\"");
@@ -664,7 +690,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     self.expand_inner(default_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else {
                     self.push_value(value, quoted, out);
@@ -672,8 +698,15 @@ impl Interp<'_> {
             }
             ParameterExpr::AssignDefaultValues { parameter, indirect, test_type, default_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     let text = self.expand_string(default_value.as_deref().unwrap_or_default())?;
+                    let target;
+                    let parameter = if *indirect {
+                        target = self.indirect_parameter(parameter)?;
+                        &target
+                    } else {
+                        parameter
+                    };
                     match parameter {
                         Parameter::Named(name) => {
                             if !self.state.set(name, text.clone()) {
@@ -720,7 +753,7 @@ impl Interp<'_> {
             }
             ParameterExpr::IndicateErrorIfNullOrUnset { parameter, indirect, test_type, error_message } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if value.is_unset_or_null(test_type, &self.star_sep()) {
+                if value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     let name = Self::parameter_name(parameter);
                     let message = match error_message.as_deref() {
                         Some(m) if !m.is_empty() => self.expand_string(m)?,
@@ -735,7 +768,7 @@ impl Interp<'_> {
             }
             ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
-                if !value.is_unset_or_null(test_type, &self.star_sep()) {
+                if !value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
                     self.expand_inner(alternative_value.as_deref().unwrap_or_default(), quoted, out)?;
                 } else if quoted {
                     out.push(Piece::Quote);
@@ -775,6 +808,15 @@ impl Interp<'_> {
                     Some(l) => Some(self.arith_text(&l.value)?),
                     None => None,
                 };
+                if let (Value::Fields(..), Some(l)) = (&value, length) {
+                    if l < 0 {
+                        let raw = match expr {
+                            ParameterExpr::Substring { length: Some(raw), .. } => raw.value.clone(),
+                            _ => l.to_string(),
+                        };
+                        return Err(self.substring_negative(&raw));
+                    }
+                }
                 let sparse = match parameter {
                     Parameter::NamedWithAllIndices { name, .. } => self.state.arrays.get(name),
                     _ => None,
@@ -798,6 +840,10 @@ impl Interp<'_> {
                         if from_positional {
                             items.insert(0, self.name.clone());
                         }
+                        // bash counts an associative array's elements from 1.
+                        let assoc = matches!(parameter, Parameter::NamedWithAllIndices { name, .. }
+                            if self.state.assoc.contains_key(name));
+                        let offset = if assoc && offset > 0 { offset - 1 } else { offset };
                         Value::Fields(slice(&items, offset, length), join)
                     }
                     Value::Str(s) => {
@@ -816,6 +862,12 @@ impl Interp<'_> {
                 // bash reads the pattern `/`.
                 let (pattern, replacement) = match replacement.as_deref() {
                     Some(r) if pattern.is_empty() && r.starts_with('/') => ("/", Some(&r[1..])),
+                    // `${x///}`: the pattern `/`, replaced by nothing.
+                    Some("")
+                        if pattern.is_empty() && matches!(match_kind, word::SubstringMatchKind::Anywhere) =>
+                    {
+                        ("/", None)
+                    }
                     r => (pattern.as_str(), r),
                 };
                 let pat = self.expand_pattern(pattern)?;
@@ -846,6 +898,12 @@ impl Interp<'_> {
             ParameterExpr::Transform { parameter, indirect, op } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 self.check_unset(parameter, &value)?;
+                if matches!(op, word::ParameterTransformOp::ToAttributeFlags) {
+                    if let Some(flags) = self.attribute_flags(parameter, *indirect)? {
+                        self.push_value(Self::map_value(value, |_| flags.clone()), quoted, out);
+                        return Ok(());
+                    }
+                }
                 if let (
                     Parameter::NamedWithIndex { name, .. } | Parameter::NamedWithAllIndices { name, .. },
                     false,
@@ -911,7 +969,13 @@ impl Interp<'_> {
                     .cloned()
                     .collect();
                 names.sort();
-                self.push_value(Value::Fields(names, *concatenate), quoted, out);
+                // Unquoted with IFS empty, bash joins `${!p*}` into one word.
+                let value = if *concatenate && !quoted && self.ifs().is_some_and(|s| s.is_empty()) {
+                    Value::Str(names.concat())
+                } else {
+                    Value::Fields(names, *concatenate)
+                };
+                self.push_value(value, quoted, out);
             }
             ParameterExpr::MemberKeys { variable_name, concatenate }
                 if self.state.assoc.contains_key(variable_name) =>
@@ -930,7 +994,13 @@ impl Interp<'_> {
                     None if self.state.is_set(variable_name) => vec!["0".to_string()],
                     None => Vec::new(),
                 };
-                self.push_value(Value::Fields(keys, *concatenate), quoted, out);
+                // Unquoted with IFS empty, bash joins `${!a[*]}` with spaces.
+                let value = if *concatenate && !quoted && self.ifs().is_some_and(|s| s.is_empty()) {
+                    Value::Str(keys.join(" "))
+                } else {
+                    Value::Fields(keys, *concatenate)
+                };
+                self.push_value(value, quoted, out);
             }
         }
         Ok(())
@@ -1367,7 +1437,11 @@ fn replace(s: &str, pat: &str, with: &str, kind: &word::SubstringMatchKind) -> S
 
 fn slice(items: &[String], offset: i64, length: Option<i64>) -> Vec<String> {
     let len = i64::try_from(items.len()).unwrap_or(i64::MAX);
-    let start = if offset < 0 { (len + offset).max(0) } else { offset.min(len) };
+    if offset < 0 && len + offset < 0 {
+        // An offset before the start selects nothing.
+        return Vec::new();
+    }
+    let start = if offset < 0 { len + offset } else { offset.min(len) };
     let end = match length {
         None => len,
         Some(l) if l < 0 => (len + l).max(start),

@@ -468,6 +468,7 @@ impl Interp<'_> {
         self.state.traps.retain(|n, action| action.is_empty() || !builtins::trap::is_signal(*n));
         self.pids += 1;
         self.state.bashpid = self.pids;
+        self.state.subshell = true;
         let cwd = self.sys.cwd();
         let loops = std::mem::replace(&mut self.loops, 0);
         let exec_io = self.exec_io.len();

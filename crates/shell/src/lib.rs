@@ -31,6 +31,7 @@ mod condsyntax;
 mod expand;
 mod extglob;
 mod interp;
+mod paramx;
 mod posix;
 mod prompt;
 mod shopts;

@@ -268,6 +268,9 @@ pub struct State {
     pub started_ms: u64,
     /// Functions marked with `export -f`: a child shell gets them.
     pub exported_functions: BTreeSet<String>,
+    /// In a subshell (`( )`, a pipeline stage, `$( )`) rather than at a
+    /// shell process's top level.
+    pub subshell: bool,
     /// Background jobs (`cmd &`), emulated.
     pub jobs: crate::jobs::Jobs,
 }

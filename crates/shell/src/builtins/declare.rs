@@ -47,9 +47,11 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
     // `+x`, `+n`, …: attributes to take away.
     let mut off = String::new();
     let mut names = Vec::new();
+    let mut flag_args = Vec::new();
     for a in args {
         if let Some(flags) = a.strip_prefix('+').filter(|f| !f.is_empty() && !a.contains('=')) {
             if names.is_empty() && flags.chars().all(|c| "xnilutaA".contains(c)) {
+                flag_args.push(a.as_str());
                 off.push_str(flags);
                 continue;
             }
@@ -59,6 +61,7 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         }
         match a.strip_prefix('-') {
             Some(flags) if !flags.is_empty() && !a.contains('=') && names.is_empty() => {
+                flag_args.push(a.as_str());
                 for c in flags.chars() {
                     match c {
                         'x' => f.export = true,
@@ -100,6 +103,18 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
             },
             None => (arg.clone(), None, false),
         };
+        if (f.array || f.assoc)
+            && !append
+            && value.as_deref().is_some_and(|v| v.starts_with('(') && v.ends_with(')'))
+        {
+            // `declare -a 'a=(1 2)'`: bash reads a quoted `(…)` as a list.
+            let code = format!("{builtin} {} {name}={}", flag_args.join(" "), value.unwrap_or_default());
+            let s = crate::builtins::eval::run_nested(ctx, &code);
+            if s != 0 {
+                status = s;
+            }
+            continue;
+        }
         if !super::export::valid_name(&name) {
             ctx.shell_error(&format!("{builtin}: `{arg}': not a valid identifier"));
             status = 1;
@@ -179,7 +194,15 @@ pub(crate) fn declare(ctx: &mut Ctx, args: &[String], builtin: &str) -> i32 {
         if in_function && !attributed && !ctx.state().is_array(&name) && !keep {
             ctx.state().local(&name, value);
         } else if let Some(v) = value {
-            ctx.state().set(&name, v);
+            let state = ctx.state();
+            let plain = state.ref_target(&name).is_none() && !state.readonly.contains(&name);
+            match state.arrays.get_mut(&name) {
+                // `typeset a+=s` on an indexed array: its element 0.
+                Some(array) if plain => array.set(0, v),
+                _ => {
+                    state.set(&name, v);
+                }
+            }
         }
         if f.nameref {
             ctx.state().attrs.entry(name.clone()).or_default().nameref = true;

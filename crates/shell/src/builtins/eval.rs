@@ -19,7 +19,11 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
         _ => args,
     };
-    let code = args.join(" ");
+    run_nested(ctx, &args.join(" "))
+}
+
+/// Runs `code` as `eval` does, one nesting level deeper.
+pub(crate) fn run_nested(ctx: &mut Ctx, code: &str) -> i32 {
     if ctx.interp.depth >= crate::interp::MAX_DEPTH {
         ctx.shell_error(&format!("eval: maximum nesting depth ({}) exceeded", crate::interp::MAX_DEPTH));
         return 1;
@@ -27,7 +31,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     let io = ctx.io.clone();
     let line = ctx.interp.line;
     ctx.interp.depth += 1;
-    let mut status = ctx.interp.run_source(&code, &io);
+    let mut status = ctx.interp.run_source(code, &io);
     // An expansion error ends the eval'd text, not its caller's line.
     if let Some(crate::interp::Flow::Abort(code)) = ctx.interp.flow {
         ctx.interp.flow = None;

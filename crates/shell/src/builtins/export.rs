@@ -30,6 +30,11 @@ pub(crate) fn each_assignment(
     let mut status = 0;
     for arg in args.iter().filter(|a| !a.starts_with('-')) {
         let (name, value) = match arg.split_once('=') {
+            // `readonly r+=x` appends to the current value.
+            Some((n, v)) if n.ends_with('+') && valid_name(&n[..n.len() - 1]) => {
+                let n = &n[..n.len() - 1];
+                (n, Some(format!("{}{v}", ctx.state().get(n).unwrap_or_default())))
+            }
             Some((n, v)) => (n, Some(v.to_string())),
             None => (arg.as_str(), None),
         };
