@@ -347,6 +347,8 @@ fn numbers(text: &str) -> Result<String, (usize, String, &'static str)> {
         let bad = |message| (i, token.to_string(), message);
         let (base, digits) = if let Some((base, digits)) = token.split_once('#') {
             match base.parse::<u32>() {
+                // bash reads `0…#` as an octal or hex number before the `#`.
+                _ if base.starts_with('0') => return Err(bad("invalid number")),
                 Ok(b) if (2..=64).contains(&b) => (b, digits),
                 _ => return Err(bad("invalid arithmetic base")),
             }
