@@ -301,6 +301,7 @@ impl Interp<'_> {
 
     fn exec_pipeline(&mut self, pipeline: &ast::Pipeline, io: &Io, in_condition: bool) -> i32 {
         let guarded = in_condition || pipeline.bang;
+        let started = crate::callstack::pipeline_started();
         if guarded {
             self.condition += 1;
         }
@@ -319,11 +320,13 @@ impl Interp<'_> {
         self.state.last_status = status;
         // A group, loop, `if` or `case` fails through its last command, which
         // already answered to `set -e` and the ERR trap (bash).
-        let compound = crate::callstack::compound_passes_status(&pipeline.seq);
-        if status != 0 && !guarded && compound.is_none() && self.condition == 0 && self.flow.is_none() {
+        // (Not when it failed before running anything, e.g. expanding its words.)
+        let guarded = guarded
+            || crate::callstack::compound_passes_status(&pipeline.seq)
+                && crate::callstack::inner_pipelines_ran(started);
+        if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
             self.err_trap(io);
         }
-        let guarded = guarded || compound == Some(false);
         if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
         {
             self.flow = Some(Flow::Exit(status));
@@ -917,8 +920,12 @@ impl Interp<'_> {
             return status;
         }
         let status = self.with_redirects(Some(redirects), io, |me, io| me.exec_argv(&argv, io));
-        // POSIX mode: assignments before a special builtin stay.
-        if !argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+        // POSIX mode: assignments before a special builtin stay (unless it
+        // unset them: the value from before shows again).
+        if argv.first().is_some_and(|name| crate::posix::special(self.state, name)) {
+            let unset = saved.into_iter().filter(|(name, _)| !self.state.vars.contains_key(name)).collect();
+            self.restore_vars(unset);
+        } else {
             self.restore_vars(saved);
         }
         status
