@@ -39,22 +39,41 @@ pub fn leave(state: &mut State, saved: Saved) {
     }
 }
 
+thread_local! {
+    /// Pipelines started so far (only differences matter).
+    static PIPELINES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts a pipeline; returns the count before it.
+pub fn pipeline_started() -> u64 {
+    PIPELINES.with(|n| {
+        let before = n.get();
+        n.set(before.wrapping_add(1));
+        before
+    })
+}
+
+/// Whether a pipeline ran inside the one counted as `before`.
+pub fn inner_pipelines_ran(before: u64) -> bool {
+    PIPELINES.with(|n| n.get().wrapping_sub(before) > 1)
+}
+
 /// Whether a pipeline is one compound command whose status is that of a
 /// command inside it (`{ }`, `if`, `case`, loops), which already answered
-/// to `set -e` and the ERR trap: `Some(redirected)`, where a failed
-/// redirection still stops a `set -e` shell.
-pub fn compound_passes_status(seq: &[ast::Command]) -> Option<bool> {
-    match seq {
+/// to `set -e` and the ERR trap (when commands inside ran: a failed
+/// redirection or expansion of its own still counts).
+pub fn compound_passes_status(seq: &[ast::Command]) -> bool {
+    matches!(
+        seq,
         [ast::Command::Compound(
             ast::CompoundCommand::BraceGroup(_)
-            | ast::CompoundCommand::IfClause(_)
-            | ast::CompoundCommand::CaseClause(_)
-            | ast::CompoundCommand::ForClause(_)
-            | ast::CompoundCommand::ArithmeticForClause(_)
-            | ast::CompoundCommand::WhileClause(_)
-            | ast::CompoundCommand::UntilClause(_),
-            redirects,
-        )] => Some(redirects.is_some()),
-        _ => None,
-    }
+                | ast::CompoundCommand::IfClause(_)
+                | ast::CompoundCommand::CaseClause(_)
+                | ast::CompoundCommand::ForClause(_)
+                | ast::CompoundCommand::ArithmeticForClause(_)
+                | ast::CompoundCommand::WhileClause(_)
+                | ast::CompoundCommand::UntilClause(_),
+            _
+        )]
+    )
 }

@@ -381,6 +381,7 @@ impl Interp<'_> {
 
     fn exec_pipeline(&mut self, pipeline: &ast::Pipeline, io: &Io, in_condition: bool) -> i32 {
         let guarded = in_condition || pipeline.bang;
+        let started = crate::callstack::pipeline_started();
         if guarded {
             self.condition += 1;
         }
@@ -399,11 +400,13 @@ impl Interp<'_> {
         self.state.last_status = status;
         // A group, loop, `if` or `case` fails through its last command, which
         // already answered to `set -e` and the ERR trap (bash).
-        let compound = crate::callstack::compound_passes_status(&pipeline.seq);
-        if status != 0 && !guarded && compound.is_none() && self.condition == 0 && self.flow.is_none() {
+        // (Not when it failed before running anything, e.g. expanding its words.)
+        let guarded = guarded
+            || crate::callstack::compound_passes_status(&pipeline.seq)
+                && crate::callstack::inner_pipelines_ran(started);
+        if status != 0 && !guarded && self.condition == 0 && self.flow.is_none() {
             self.err_trap(io);
         }
-        let guarded = guarded || compound == Some(false);
         if status != 0 && !guarded && self.condition == 0 && self.state.options.errexit && self.flow.is_none()
         {
             self.flow = Some(Flow::Exit(status));
