@@ -256,6 +256,8 @@ pub struct State {
     pub started_ms: u64,
     /// Background jobs (`cmd &`), emulated.
     pub jobs: crate::jobs::Jobs,
+    /// `history`'s entries.
+    pub history: crate::history::History,
 }
 
 impl State {

@@ -52,6 +52,7 @@ mod grep;
 mod hash;
 mod head;
 mod help;
+mod history;
 mod jobs;
 pub(crate) mod jq;
 mod js;
@@ -178,6 +179,7 @@ const BUILTINS: &[Builtin] = &[
     hash::BUILTIN,
     head::BUILTIN,
     help::BUILTIN,
+    history::BUILTIN,
     jobs::JOBS,
     jq::BUILTIN,
     js::BUILTIN,
@@ -296,6 +298,7 @@ const SHELL_ONLY: &[&str] = &[
     "bg",
     "disown",
     "times",
+    "history",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
