@@ -15,6 +15,7 @@
 pub mod builtins;
 pub mod ctx;
 pub mod fds;
+pub mod history;
 pub mod io;
 pub mod jobs;
 pub mod pattern;

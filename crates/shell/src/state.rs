@@ -273,6 +273,8 @@ pub struct State {
     pub subshell: bool,
     /// Background jobs (`cmd &`), emulated.
     pub jobs: crate::jobs::Jobs,
+    /// `history`'s entries.
+    pub history: crate::history::History,
 }
 
 impl State {

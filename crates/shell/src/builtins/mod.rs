@@ -298,6 +298,7 @@ const SHELL_ONLY: &[&str] = &[
     "bg",
     "disown",
     "times",
+    "history",
 ];
 
 /// Whether `xargs` or `find -exec` can run `name`: a builtin that is also
