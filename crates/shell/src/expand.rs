@@ -153,9 +153,8 @@ impl Interp<'_> {
 
     fn fatal(&mut self, message: &str) -> ExpandError {
         self.report(message);
-        // bash's non-interactive shell exits with 127 here; a subshell with 1.
-        let status = if self.state.bashpid == 0 { 127 } else { 1 };
-        ExpandError::Reported { fatal: true, status }
+        // bash's non-interactive shell exits with 127 here.
+        ExpandError::Reported { fatal: true, status: 127 }
     }
 
     fn ifs_or_default(&self) -> String {
