@@ -288,6 +288,8 @@ impl Interp<'_> {
                             Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false })
                             | Parameter::NamedWithAllIndices { concatenate: false, .. }))
                             || matches!(&one.piece, WordPiece::ParameterExpansion(
+                                ParameterExpr::UseAlternativeValue { parameter, .. }) if all_words(parameter))
+                            || matches!(&one.piece, WordPiece::ParameterExpansion(
                                 ParameterExpr::MemberKeys { concatenate: false, .. }
                                 | ParameterExpr::VariableNames { concatenate: false, .. }))
                     );
@@ -769,8 +771,13 @@ impl Interp<'_> {
             ParameterExpr::UseAlternativeValue { parameter, indirect, test_type, alternative_value } => {
                 let value = self.parameter_value(parameter, *indirect)?;
                 if !value.is_unset_or_null(test_type, &self.null_sep(quoted)) {
+                    if quoted {
+                        out.push(Piece::Quote);
+                    }
                     self.expand_inner(alternative_value.as_deref().unwrap_or_default(), quoted, out)?;
-                } else if quoted {
+                } else if quoted
+                    && !(all_words(parameter) && matches!(&value, Value::Fields(v, _) if v.is_empty()))
+                {
                     out.push(Piece::Quote);
                 }
             }
@@ -1433,6 +1440,15 @@ fn replace(s: &str, pat: &str, with: &str, kind: &word::SubstringMatchKind) -> S
             out
         }
     }
+}
+
+/// `$@`, `${a[@]}`: quoted, they make no word when there are none.
+fn all_words(parameter: &Parameter) -> bool {
+    matches!(
+        parameter,
+        Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false })
+            | Parameter::NamedWithAllIndices { concatenate: false, .. }
+    )
 }
 
 fn slice(items: &[String], offset: i64, length: Option<i64>) -> Vec<String> {
