@@ -33,7 +33,7 @@ fn run(ctx: &mut Ctx, args: &[String]) -> i32 {
     ctx.state().history.trim(limit);
     let Some(first) = args.first() else { return list(ctx, None) };
     if !first.starts_with('-') || first == "-" {
-        if args.len() > 1 {
+        if args.len() > 1 && first.parse::<usize>().is_ok() {
             // bash's script stops here, as for `shift 1 2`.
             ctx.shell_error("history: too many arguments");
             ctx.interp.flow = Some(crate::interp::Flow::Exit(1));
